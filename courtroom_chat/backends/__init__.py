@@ -1,0 +1,105 @@
+"""Backends: one protocol (``base.Backend``), four implementations.
+
+Built-in backends register through ``register`` exactly as a plugin would. Implementations
+are imported only when first used, so optional SDKs (anthropic, ollama, xllamacpp) cost
+nothing until a role is configured to use them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Callable
+
+from .base import Backend, ModelReply, ModelRequest, rough_tokens
+
+if TYPE_CHECKING:
+    from ..config import ModelSpec, Settings
+
+Factory = Callable[["ModelSpec", "Settings"], Backend]
+
+_FACTORIES: dict[str, Factory | str] = {
+    "scripted": "courtroom_chat.backends.scripted:ScriptedBackend",
+    "anthropic": "courtroom_chat.backends.anthropic:AnthropicBackend",
+    "ollama": "courtroom_chat.backends.ollama:OllamaBackend",
+    "local": "courtroom_chat.backends.local:LocalBackend",
+}
+
+__all__ = ["Backend", "BackendPool", "ModelReply", "ModelRequest", "open_backend", "register", "rough_tokens"]
+
+
+def register(name: str, factory: Factory | str) -> None:
+    """Add or replace a backend: a callable ``(spec, settings) -> Backend`` or "module:Class"."""
+    _FACTORIES[name] = factory
+
+
+def open_backend(spec: ModelSpec, settings: Settings) -> Backend:
+    factory = _FACTORIES.get(spec.backend)
+    if factory is None:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"unknown backend '{spec.backend}'; use one of {', '.join(_FACTORIES)}")
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory(spec, settings)
+
+
+# What a dry run needs to know of a backend without opening it (no client, no key, no weights).
+TRAITS: dict[str, tuple[bool, str | None]] = {  # name -> (accepts_temperature, price provider)
+    "scripted": (True, None),
+    "local": (True, None),
+    "ollama": (True, None),
+    "anthropic": (False, "anthropic"),
+}
+
+
+class PlannedBackend:
+    """A backend's traits for a dry run. It refuses to be called: a dry run calls no model."""
+
+    def __init__(self, spec: ModelSpec, settings: Settings):
+        self.name = spec.backend
+        self.model = spec.model or spec.backend
+        self.accepts_temperature, self.price_provider = TRAITS.get(spec.backend, (True, None))
+        self.context_window = {
+            "local": settings.local.n_ctx,
+            "ollama": settings.ollama.num_ctx,
+            "anthropic": 200_000,
+        }.get(spec.backend)
+
+    def estimate_tokens(self, text: str) -> int:
+        return rough_tokens(text)
+
+    async def complete(self, request: ModelRequest, on_text=None) -> ModelReply:  # noqa: ANN001
+        raise RuntimeError("a dry run must not call a model")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class BackendPool:
+    """The backends of one trial, one per model spec, opened on first use and closed together.
+
+    ``given`` maps a spec string (``"scripted"``, ``"anthropic:claude-sonnet-4-6"``) to a ready
+    backend: tests and front ends use it to hand in a configured instance.
+    """
+
+    def __init__(self, settings: Settings, given: dict[str, Backend] | None = None, *, dry_run: bool = False):
+        self.settings = settings
+        self.dry_run = dry_run
+        self._given = dict(given or {})
+        self._opened: dict[str, Backend] = {}
+
+    def get(self, spec: ModelSpec) -> Backend:
+        key = str(spec)
+        if key in self._given:
+            return self._given[key]
+        if spec.backend in self._given:
+            return self._given[spec.backend]
+        if key not in self._opened:
+            self._opened[key] = PlannedBackend(spec, self.settings) if self.dry_run else open_backend(spec, self.settings)
+        return self._opened[key]
+
+    async def aclose(self) -> None:
+        for backend in self._opened.values():
+            await backend.aclose()
+        self._opened.clear()

@@ -1,0 +1,350 @@
+"""A case: the question, the evidence documents, and any exhibits filed with it.
+
+Cases come from a JSON case file (context paths relative to the file), from a question
+plus paths, or from uploads (chat, notebook). Every way in goes through
+``read_document``/``document_from_bytes``, so every front end accepts and rejects the same
+files with the same one-line errors.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .config import Limits
+from .errors import CaseError
+
+DocumentKind = Literal["text", "markdown", "code", "diff", "json", "csv", "pdf", "pasted"]
+
+_KINDS: dict[str, DocumentKind] = {
+    ".txt": "text", ".log": "text", ".rst": "text", ".text": "text",
+    ".md": "markdown", ".markdown": "markdown",
+    ".diff": "diff", ".patch": "diff",
+    ".json": "json", ".csv": "csv", ".tsv": "csv", ".pdf": "pdf",
+}
+_CODE = {
+    ".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".java", ".kt", ".go", ".rs", ".c", ".h",
+    ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".scala", ".sh", ".bash", ".sql",
+    ".toml", ".yaml", ".yml", ".ini", ".cfg", ".html", ".css", ".xml", ".r", ".lua", ".pl",
+}
+ACCEPTED_SUFFIXES = tuple(sorted(set(_KINDS) | _CODE))
+
+
+class Document(BaseModel):
+    """One evidence document, with its text exactly as the agents and the verifier see it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: DocumentKind
+    text: str
+    sha256: str = ""
+    size_bytes: int = 0
+    encoding: str = "utf-8"
+    pages: int | None = None  # PDFs
+
+    @property
+    def lines(self) -> int:
+        return self.text.count("\n") + 1 if self.text else 0
+
+
+class FiledExhibit(BaseModel):
+    """An exhibit filed with the case, before the prosecutor speaks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source_quote: str
+    target_quote: str = ""
+    harm: str = ""
+
+
+class Case(BaseModel):
+    question: str
+    context: list[Document] = Field(default_factory=list)
+    evidence: list[FiledExhibit] = Field(default_factory=list)
+    source: str | None = None  # the case file it came from, if any
+
+    @field_validator("question")
+    @classmethod
+    def _question_present(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("the question is empty")
+        return value
+
+    def total_chars(self) -> int:
+        return sum(len(d.text) for d in self.context)
+
+
+def kind_of(name: str) -> DocumentKind | None:
+    suffix = Path(name).suffix.lower()
+    if suffix in _KINDS:
+        return _KINDS[suffix]
+    if suffix in _CODE:
+        return "code"
+    return None
+
+
+def _human_bytes(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    if n >= 1_000:
+        return f"{n / 1_000:.0f} kB"
+    return f"{n} bytes"
+
+
+def _decode(name: str, data: bytes) -> tuple[str, str]:
+    """Text and the encoding used. Refuses binary data and text it cannot decode safely."""
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CaseError(
+            f"{name} looks like a binary file; attach text, Markdown, code, diffs, JSON, CSV or PDF"
+        )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError as exc:
+        utf8_error = exc
+    try:
+        text = data.decode("cp1252")  # strict: undefined bytes still fail
+    except UnicodeDecodeError:
+        text = ""
+    printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
+    if text and printable / len(text) > 0.98:
+        return text, "cp1252"
+    raise CaseError(
+        f"{name} is not UTF-8 text (invalid byte at position {utf8_error.start}); "
+        f"convert it first, e.g. `iconv -f LATIN1 -t UTF-8 {name}`"
+    )
+
+
+def _pdf_text(name: str, data: bytes) -> tuple[str, int]:
+    import io
+
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError:  # pragma: no cover - pypdf is a core dependency
+        raise CaseError(f"{name}: reading PDFs needs pypdf; install it with pip install pypdf") from None
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise CaseError(f"{name} is an encrypted PDF; save an unencrypted copy and attach that")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except CaseError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise CaseError(f"{name} is not a readable PDF ({exc}); export it again or attach its text") from None
+    text = "\n\n".join(p.strip("\n") for p in pages).strip()
+    if not text:
+        raise CaseError(f"{name}: no text could be extracted from this PDF (a scan?); attach its text instead")
+    return text, len(pages)
+
+
+def document_from_bytes(name: str, data: bytes, limits: Limits | None = None, *, kind: DocumentKind | None = None) -> Document:
+    """Turn uploaded or read bytes into a Document, or raise a ``CaseError`` naming ``name``."""
+    limits = limits or Limits()
+    if len(data) > limits.max_file_bytes:
+        raise CaseError(
+            f"{name} is {_human_bytes(len(data))}, over the {_human_bytes(limits.max_file_bytes)} limit; "
+            "attach an excerpt or raise [limits] max_file_bytes in config.toml"
+        )
+    kind = kind or kind_of(name)
+    pages = None
+    encoding = "utf-8"
+    if kind == "pdf" or data.startswith(b"%PDF-"):
+        text, pages = _pdf_text(name, data)
+        kind, encoding = "pdf", "pdf-text"
+    else:
+        text, encoding = _decode(name, data)
+        kind = kind or "text"
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise CaseError(f"{name} is empty; attach a file with content")
+    return Document(
+        name=name,
+        kind=kind,
+        text=text,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size_bytes=len(data),
+        encoding=encoding,
+        pages=pages,
+    )
+
+
+def pasted_document(text: str, index: int = 1) -> Document:
+    """Text pasted into a chat or widget: evidence like any file."""
+    text = text.replace("\r\n", "\n").strip("\n")
+    return Document(
+        name=f"pasted-{index}.txt",
+        kind="pasted",
+        text=text,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        size_bytes=len(text.encode()),
+    )
+
+
+def read_document(path: Path, display_name: str | None = None, limits: Limits | None = None) -> Document:
+    name = display_name or path.name
+    limits = limits or Limits()
+    try:
+        size = path.stat().st_size
+        if size > limits.max_file_bytes:  # refuse before reading a huge file into memory
+            raise CaseError(
+                f"{name} is {_human_bytes(size)}, over the {_human_bytes(limits.max_file_bytes)} limit; "
+                "attach an excerpt or raise [limits] max_file_bytes in config.toml"
+            )
+        data = path.read_bytes()
+    except CaseError:
+        raise
+    except FileNotFoundError:
+        raise CaseError(f"evidence file not found: {name}") from None
+    except IsADirectoryError:
+        raise CaseError(f"{name} is a directory; it expands only when given as a context entry") from None
+    except OSError as exc:
+        raise CaseError(f"cannot read {name}: {exc.strerror or exc}") from None
+    return document_from_bytes(name, data, limits)
+
+
+def _is_hidden(path: Path, base: Path) -> bool:
+    try:
+        parts = path.relative_to(base).parts
+    except ValueError:
+        parts = path.parts
+    return any(p.startswith(".") or p == "__pycache__" for p in parts)
+
+
+def expand_paths(entries: list[str], base: Path, limits: Limits | None = None) -> list[tuple[Path, str]]:
+    """Context entries -> (path, display name). Directories and globs expand to their files."""
+    limits = limits or Limits()
+    found: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        resolved = path.resolve()
+        if resolved in seen:
+            return
+        seen.add(resolved)
+        try:
+            display = os.path.relpath(resolved, base.resolve())
+        except ValueError:
+            display = str(resolved)
+        if display.startswith(".."):
+            display = str(path)
+        found.append((resolved, display))
+
+    for entry in entries:
+        if not isinstance(entry, str) or not entry.strip():
+            raise CaseError(f"context entry {entry!r} is not a file path; give a path, directory or glob")
+        target = Path(entry).expanduser()
+        if not target.is_absolute():
+            target = base / target
+        if any(ch in entry for ch in "*?["):
+            matches = sorted(Path(p) for p in globlib.glob(str(target), recursive=True))
+            files = [p for p in matches if p.is_file() and not _is_hidden(p, base)]
+            if not files:
+                raise CaseError(f"no files match '{entry}' (relative to {base})")
+            for p in files:
+                add(p)
+        elif target.is_dir():
+            files = sorted(p for p in target.rglob("*") if p.is_file() and not _is_hidden(p, target))
+            if not files:
+                raise CaseError(f"directory '{entry}' holds no files")
+            for p in files:
+                add(p)
+        elif target.exists():
+            add(target)
+        else:
+            raise CaseError(f"evidence file not found: {entry} (looked in {target.parent})")
+    if len(found) > limits.max_files:
+        raise CaseError(
+            f"{len(found)} evidence files is over the limit of {limits.max_files}; "
+            "narrow the paths or raise [limits] max_files in config.toml"
+        )
+    return found
+
+
+def load_documents(entries: list[str], base: Path, limits: Limits | None = None) -> list[Document]:
+    return [read_document(p, name, limits) for p, name in expand_paths(entries, base, limits)]
+
+
+def _case_error(source: str, message: str) -> CaseError:
+    return CaseError(f"{source}: {message}")
+
+
+def load_case(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    question: str | None = None,
+    context: list[str] | None = None,
+    limits: Limits | None = None,
+) -> Case:
+    """A case from a JSON case file and/or a question and context paths.
+
+    ``question`` replaces the file's question; ``context`` paths (relative to the current
+    directory) are added to the file's context (relative to the file).
+    """
+    data: dict[str, Any] = {}
+    base = Path.cwd()
+    source = None
+    if path is not None:
+        case_path = Path(path)
+        source = str(case_path)
+        if not case_path.is_file():
+            raise CaseError(f"case file not found: {case_path}")
+        try:
+            data = json.loads(case_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise _case_error(source, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        except UnicodeDecodeError:
+            raise _case_error(source, "is not UTF-8 text; save the case file as UTF-8") from None
+        if not isinstance(data, dict):
+            raise _case_error(source, "must hold a JSON object with a 'question' and a 'context' list")
+        unknown = set(data) - {"question", "context", "evidence", "title", "notes"}
+        if unknown:
+            raise _case_error(source, f"unknown field(s) {', '.join(sorted(unknown))}; use question, context, evidence")
+        base = case_path.parent
+    q = question if question is not None else data.get("question")
+    if q is None:
+        raise _case_error(source or "case", "missing 'question'; give one in the case file or with --question")
+    if not isinstance(q, str):
+        raise _case_error(source or "case", f"'question' must be text, got {type(q).__name__}")
+    if not q.strip():
+        raise CaseError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
+    raw_context = data.get("context", [])
+    if isinstance(raw_context, str):
+        raw_context = [raw_context]
+    if not isinstance(raw_context, list):
+        raise _case_error(source or "case", "'context' must be a list of file paths")
+    documents: list[Document] = []
+    paths: list[str] = []
+    for entry in raw_context:
+        if isinstance(entry, dict):  # inline document: {"name": ..., "text": ...}
+            if not isinstance(entry.get("text"), str) or not isinstance(entry.get("name", ""), str):
+                raise _case_error(source or "case", "an inline context entry needs 'name' and 'text' strings")
+            documents.append(pasted_document(entry["text"]).model_copy(update={"name": entry.get("name") or "inline.txt"}))
+        else:
+            paths.append(entry)
+    documents += load_documents(paths, base, limits)
+    documents += load_documents(list(context or []), Path.cwd(), limits)
+    evidence_raw = data.get("evidence", [])
+    if not isinstance(evidence_raw, list):
+        raise _case_error(source or "case", "'evidence' must be a list of exhibits")
+    evidence = []
+    for i, item in enumerate(evidence_raw, 1):
+        try:
+            evidence.append(FiledExhibit.model_validate(item))
+        except Exception as exc:  # pydantic ValidationError: name the field
+            first = getattr(exc, "errors", lambda: [{"loc": (), "msg": str(exc)}])()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "exhibit"
+            raise _case_error(source or "case", f"evidence #{i}: {field}: {first['msg']}") from None
+    return Case(question=q, context=documents, evidence=evidence, source=source)

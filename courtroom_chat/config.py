@@ -1,0 +1,260 @@
+"""config.toml -> frozen ``Settings``.
+
+Where settings come from, later ones winning:
+  1. the defaults below (they equal the shipped top-level ``config.toml``);
+  2. a config file: ``--config FILE``, else ``$COURTROOM_CONFIG``, else ``./config.toml``,
+     else the user config dir (``courtroom config path`` prints it);
+  3. environment: ``COURTROOM_BACKEND`` sets every role's model at once;
+  4. explicit overrides from a front end (CLI flags, chat settings, widget).
+
+Unknown keys and wrong types are ``ConfigError``s naming the key and the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ConfigError
+
+ROLES = ("prosecutor", "defense", "jury", "judge")
+BACKENDS = ("local", "anthropic", "ollama", "scripted")
+DEFAULT_MODEL = "local:qwen2.5-coder-0.5b"
+
+
+class ModelSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    backend: Literal["local", "anthropic", "ollama", "scripted"]
+    model: str = ""
+
+    @classmethod
+    def parse(cls, text: str, *, where: str = "model") -> ModelSpec:
+        backend, _, model = text.strip().partition(":")
+        if backend not in BACKENDS:
+            raise ConfigError(
+                f"{where}: unknown backend '{backend}' in '{text}'; "
+                f"use one of {', '.join(BACKENDS)} (for example 'anthropic:claude-sonnet-4-6')"
+            )
+        return cls(backend=backend, model=model)  # type: ignore[arg-type]
+
+    def resolved(self, settings: Settings) -> ModelSpec:
+        if self.model or self.backend == "scripted":
+            return self
+        default = getattr(settings, self.backend).model
+        return ModelSpec(backend=self.backend, model=default)
+
+    def __str__(self) -> str:
+        return f"{self.backend}:{self.model}" if self.model else self.backend
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Models(_Section):
+    """``backend:model`` per role. A bare backend name uses that backend's default model."""
+
+    prosecutor: str = DEFAULT_MODEL
+    defense: str = DEFAULT_MODEL
+    jury: str = DEFAULT_MODEL
+    judge: str = DEFAULT_MODEL
+
+    @model_validator(mode="after")
+    def _known_backends(self) -> Models:
+        for role in ROLES:
+            ModelSpec.parse(getattr(self, role), where=f"[models] {role}")
+        return self
+
+
+class Parameters(_Section):
+    jury_size: int = Field(5, ge=1, le=25)
+    jury_threshold: int = Field(3, ge=1, le=25)
+    juror_temperature_min: float = Field(0.3, ge=0.0, le=2.0)
+    juror_temperature_max: float = Field(1.2, ge=0.0, le=2.0)
+    judge_temperature: float = Field(0.2, ge=0.0, le=2.0)
+    advocate_temperature: float = Field(0.4, ge=0.0, le=2.0)
+    max_exhibits: int = Field(4, ge=1, le=12)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameters:
+        if self.jury_threshold > self.jury_size:
+            raise ValueError(
+                f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})"
+            )
+        if self.juror_temperature_min > self.juror_temperature_max:
+            raise ValueError("juror_temperature_min is larger than juror_temperature_max")
+        return self
+
+    def juror_temperatures(self) -> list[float]:
+        """Temperatures spread evenly from min to max, one per juror."""
+        n, lo, hi = self.jury_size, self.juror_temperature_min, self.juror_temperature_max
+        if n == 1:
+            return [round((lo + hi) / 2, 3)]
+        return [round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)]
+
+
+class Validation(_Section):
+    require_exact_quotes: bool = True
+    min_harm_words: int = Field(8, ge=0, le=200)
+    min_juror_words: int = Field(50, ge=0, le=500)
+
+
+class Budget(_Section):
+    max_usd: float = Field(1.0, ge=0.0)  # 0 disables the cap
+
+
+class Limits(_Section):
+    max_file_bytes: int = Field(2_000_000, ge=1)
+    max_files: int = Field(50, ge=1)
+
+
+class AnthropicSettings(_Section):
+    model: str = "claude-sonnet-4-6"
+    timeout: float = Field(120.0, gt=0)
+    max_retries: int = Field(2, ge=0, le=10)
+    max_tokens: int = Field(2048, ge=64)
+
+
+class OllamaSettings(_Section):
+    host: str = ""  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
+    model: str = "llama3.2"
+    timeout: float = Field(300.0, gt=0)
+    num_ctx: int = Field(8192, ge=512)
+
+    def resolved_host(self) -> str:
+        return self.host or os.environ.get("OLLAMA_HOST", "") or "http://127.0.0.1:11434"
+
+
+class LocalSettings(_Section):
+    model: str = "qwen2.5-coder-0.5b"
+    n_ctx: int = Field(8192, ge=512)
+    threads: int = Field(0, ge=0)  # 0: one per core
+    parallel: int = Field(1, ge=1, le=16)  # decoding slots shared by concurrent calls
+
+
+class ScriptedSettings(_Section):
+    script: str = ""  # path to a JSON script; empty: replies derived from the case
+    latency_ms: int = Field(0, ge=0)  # $COURTROOM_SCRIPTED_LATENCY_MS wins when set
+
+
+class RunsSettings(_Section):
+    dir: str = ""  # empty: the user data dir
+
+
+class Settings(_Section):
+    """Every setting of a trial. Frozen: derive a changed copy with ``with_overrides``."""
+
+    models: Models = Models()
+    parameters: Parameters = Parameters()
+    validation: Validation = Validation()
+    budget: Budget = Budget()
+    limits: Limits = Limits()
+    anthropic: AnthropicSettings = AnthropicSettings()
+    ollama: OllamaSettings = OllamaSettings()
+    local: LocalSettings = LocalSettings()
+    scripted: ScriptedSettings = ScriptedSettings()
+    runs: RunsSettings = RunsSettings()
+
+    def model_for(self, role: str) -> ModelSpec:
+        """The resolved model of a role (``juror`` and ``jury`` are the same role)."""
+        key = "jury" if role == "juror" else role
+        return ModelSpec.parse(getattr(self.models, key), where=f"[models] {key}").resolved(self)
+
+    def with_overrides(self, overrides: dict[str, dict[str, Any]]) -> Settings:
+        """A copy with ``{section: {key: value}}`` applied and validated again."""
+        data = self.model_dump()
+        for section, values in overrides.items():
+            if section not in data:
+                raise ConfigError(f"unknown config section [{section}]")
+            data[section] = {**data[section], **values}
+        return _validate(data, "overrides")
+
+    def with_backend(self, backend: str) -> Settings:
+        """Every role on one backend (``scripted``, ``local``, ``anthropic:claude-…``)."""
+        ModelSpec.parse(backend, where="backend")
+        return self.with_overrides({"models": {role: backend for role in ROLES}})
+
+
+def _validate(data: dict[str, Any], source: str) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source)) from None
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+
+def _describe(exc: ValidationError, source: str) -> str:
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"]]
+    where = f"[{loc[0]}] {'.'.join(loc[1:])}".strip() if loc else "(top level)"
+    if err["type"] == "extra_forbidden":
+        if len(loc) == 1:
+            return f"{source}: unknown section [{loc[0]}]; known sections: {', '.join(Settings.model_fields)}"
+        section = Settings.model_fields[loc[0]].annotation
+        known = ", ".join(section.model_fields) if isinstance(section, type) else ""
+        return f"{source}: unknown key '{loc[-1]}' in [{loc[0]}]; known keys: {known}"
+    value = err.get("input")
+    shown = f" (got {value!r})" if not isinstance(value, dict) else ""
+    msg = err["msg"].removeprefix("Value error, ")
+    return f"{source}: {where}: {msg}{shown}"
+
+
+def user_config_path() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("courtroom-chat")) / "config.toml"
+
+
+def find_config(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The config file in effect, or None for the built-in defaults."""
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path}; create one with `courtroom config init {path}`")
+        return path
+    env = os.environ.get("COURTROOM_CONFIG")
+    if env:
+        return find_config(env)
+    for candidate in (Path.cwd() / "config.toml", user_config_path()):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_settings(path: str | os.PathLike[str] | None = None, *, env: bool = True) -> Settings:
+    """Settings from the config file in effect plus ``COURTROOM_BACKEND``."""
+    found = find_config(path)
+    data: dict[str, Any] = {}
+    if found is not None:
+        try:
+            data = tomllib.loads(found.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{found}: not valid TOML ({exc}); fix the file or rewrite it with `courtroom config init`") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{found}: cannot be read ({exc})") from None
+    settings = _validate(data, str(found) if found else "defaults")
+    backend = os.environ.get("COURTROOM_BACKEND", "").strip() if env else ""
+    if backend:
+        try:
+            settings = settings.with_backend(backend)
+        except ConfigError as exc:
+            raise ConfigError(f"COURTROOM_BACKEND: {exc}") from None
+    return settings
+
+
+def write_config(path: str | os.PathLike[str], settings: Settings | None = None, *, force: bool = False) -> Path:
+    """Write ``settings`` (default: the defaults) as TOML with tomli-w."""
+    import tomli_w
+
+    target = Path(path)
+    if target.exists() and not force:
+        raise ConfigError(f"{target} already exists; pass --force to overwrite it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(tomli_w.dumps((settings or Settings()).model_dump()), encoding="utf-8")
+    return target

@@ -1,0 +1,178 @@
+"""Run a procedure on a case: ``Trial(case, settings).run(on_event)`` or ``async for e in trial.events()``.
+
+The trial owns the run record. Whatever happens (a verdict, a failure, a budget stop, a
+cancel or Ctrl-C) the record is closed, the final ``RunFinished`` event is emitted, and the
+record is saved before control returns. Failures are raised as ``CourtroomError`` with the
+saved record attached as ``err.record``; a cancel re-raises ``CancelledError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+from .backends import Backend, BackendPool
+from .case import Case
+from .config import ROLES, Settings, load_settings
+from .errors import BudgetExceeded, CourtroomError
+from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
+from .procedures import get as get_procedure
+from .procedures.base import Court
+from .records import RunRecord, now
+from .store import RunStore, new_run_id
+
+EventHandler = Callable[[Event], Any]
+
+
+class Trial:
+    def __init__(
+        self,
+        case: Case,
+        settings: Settings | None = None,
+        *,
+        procedure: str = "decision",
+        store: RunStore | None | bool = True,
+        backends: dict[str, Backend] | None = None,
+        dry_run: bool = False,
+        run_id: str | None = None,
+        owner: str = "",
+    ):
+        self.settings = settings or load_settings()
+        self.procedure = get_procedure(procedure)
+        self.dry_run = dry_run
+        if store is True:
+            store = None if dry_run else RunStore.default(self.settings.runs.dir)
+        self.store: RunStore | None = store or None
+        self.owner = owner
+        self.pool = BackendPool(self.settings, backends, dry_run=dry_run)
+        self.record = RunRecord(
+            run_id=run_id or new_run_id(),
+            procedure=self.procedure.name,
+            case=case,
+            settings=self.settings.model_dump(),
+            models={role: str(self.settings.model_for(role)) for role in ROLES},
+            dry_run=dry_run,
+        )
+        self._handlers: list[EventHandler] = []
+        self._pending: list[Awaitable[Any]] = []
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    def _emit(self, event: Event) -> None:
+        events = self.record.events
+        if isinstance(event, TextDelta) and events and events[-1].get("type") == "text_delta" \
+                and events[-1].get("agent") == event.agent:
+            events[-1]["text"] += event.text  # stored deltas are merged; handlers still see each one
+        else:
+            events.append(event.model_dump(mode="json"))
+        for handler in self._handlers:
+            result = handler(event)
+            if inspect.isawaitable(result):
+                self._pending.append(asyncio.ensure_future(result))
+
+    async def _drain(self) -> None:
+        while self._pending:
+            pending, self._pending = self._pending, []
+            await asyncio.gather(*pending, return_exceptions=False)
+
+    async def run(self, on_event: EventHandler | None = None) -> RunRecord:
+        """Run the trial to its end and return the record; raise on failure (record saved)."""
+        if on_event is not None:
+            self._handlers.append(on_event)
+        record = self.record
+        started = time.perf_counter()
+        court = Court(record, self.settings, self.pool, self._emit)
+        court.emit(RunStarted(
+            run_id=record.run_id, procedure=record.procedure, question=record.case.question,
+            documents=[d.name for d in record.case.context], stages=[s for s, _ in self.procedure.stages],
+            models=record.models, dry_run=self.dry_run,
+        ))
+        failure: BaseException | None = None
+        try:
+            if self.dry_run:
+                await self.procedure.plan(court)
+            else:
+                await self.procedure.run(court)
+            record.status = "complete"
+        except asyncio.CancelledError as exc:
+            record.status, record.error, failure = "incomplete", "cancelled before the verdict", exc
+        except KeyboardInterrupt as exc:
+            record.status, record.error, failure = "incomplete", "interrupted (Ctrl-C) before the verdict", exc
+        except BudgetExceeded as exc:
+            record.status, record.error, failure = "stopped", str(exc), exc
+            court.emit(BudgetStopped(stage=exc.stage, estimate_usd=exc.estimate_usd, spent_usd=exc.spent_usd,
+                                     cap_usd=exc.cap_usd, message=str(exc)))
+        except CourtroomError as exc:
+            record.status, record.error, failure = "failed", str(exc), exc
+        except Exception as exc:  # a bug: keep the record, then let it surface
+            record.status, record.error, failure = "failed", f"internal error: {exc!r}", exc
+        finally:
+            await self.pool.aclose()
+            record.finished_at = now()
+            record.duration_ms = int((time.perf_counter() - started) * 1000)
+            court.emit(RunFinished(
+                run_id=record.run_id, status=record.status, stages_completed=record.stages_completed,
+                duration_ms=record.duration_ms, cost_usd=record.cost_usd, cost_known=record.cost_known,
+                cost_by_role=record.cost_by_role(), error=record.error,
+            ))
+            if self.store is not None:
+                self.store.save(record, owner=self.owner)
+            try:
+                await self._drain()
+            finally:
+                if on_event is not None:
+                    self._handlers.remove(on_event)
+        if failure is not None:
+            if isinstance(failure, CourtroomError):
+                failure.record = record  # type: ignore[attr-defined]
+            raise failure
+        return record
+
+    async def events(self) -> AsyncIterator[Event]:
+        """The trial as an async stream of events. Closing the stream cancels the trial."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        task = asyncio.ensure_future(self.run(queue.put_nowait))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+            await task  # re-raise a failure to the consumer
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+
+async def run(case: Case | str, settings: Settings | None = None, *, on_event: EventHandler | None = None,
+              **options: Any) -> RunRecord:
+    """Run a trial: ``await courtroom_chat.run("cases/essay-publish.json")``.
+
+    ``case`` is a ``Case`` or a case file path. ``options`` go to ``Trial`` (procedure,
+    store, backends, dry_run); ``backend="scripted"`` puts every role on one backend.
+    """
+    from .case import load_case
+
+    settings = settings or load_settings()
+    backend = options.pop("backend", None)
+    if backend:
+        settings = settings.with_backend(backend)
+    if not isinstance(case, Case):
+        case = load_case(case, limits=settings.limits)
+    return await Trial(case, settings, **options).run(on_event)
+
+
+def run_sync(case: Case | str, settings: Settings | None = None, **options: Any) -> RunRecord:
+    """``run``, blocking until the verdict. Inside a running event loop (a Jupyter cell) the
+    trial runs on its own loop in a worker thread; ``await run(...)`` keeps the kernel free."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run(case, settings, **options))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="courtroom-run") as pool:
+        return pool.submit(asyncio.run, run(case, settings, **options)).result()

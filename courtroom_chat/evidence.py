@@ -1,0 +1,188 @@
+"""Quote verification: is an exhibit's ``source_quote`` really in the evidence?
+
+Both the quote and every document are normalised the same way before comparing:
+Unicode NFKC (composed per grapheme), typographic quotes and dashes to ASCII, and every
+run of whitespace (line breaks included) to one space. The normalised text keeps a map
+back to original character offsets, so a match is reported as file, lines and offsets
+in the document exactly as it was attached.
+
+A quote that is not found gets the nearest passage that does exist and its similarity
+(difflib ratio, 0-1), so the prosecutor can be shown exactly what failed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from .case import Document
+
+_SINGLE = "\u2018\u2019\u201a\u201b\u2032\u2035\u0060\u00b4"
+_DOUBLE = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb"
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+_TRANSLATE = str.maketrans({**{c: "'" for c in _SINGLE}, **{c: '"' for c in _DOUBLE}, **{c: "-" for c in _DASHES}})
+_EDGE = " \t\n\"'.\u2026"  # quote marks and ellipses models wrap around quotes
+
+
+@dataclass(frozen=True)
+class Normalised:
+    text: str
+    origin: list[int]  # origin[i] = offset in the original text of normalised char i
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Original [start, end) offsets of normalised [start, end)."""
+        return self.origin[start], self.origin[end - 1] + 1
+
+
+def _graphemes(text: str):
+    """(offset, cluster) pairs: a base character with its combining marks."""
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        while j < n and unicodedata.combining(text[j]):
+            j += 1
+        yield i, text[i:j]
+        i = j
+
+
+def normalise(text: str) -> Normalised:
+    out: list[str] = []
+    origin: list[int] = []
+    pending_space = False
+    for offset, cluster in _graphemes(text):
+        for ch in unicodedata.normalize("NFKC", cluster).translate(_TRANSLATE):
+            if ch.isspace() or ch in "\u200b\u200c\u200d\ufeff":
+                pending_space = bool(out) and (pending_space or ch.isspace())
+                continue
+            if pending_space:
+                out.append(" ")
+                origin.append(offset)
+                pending_space = False
+            out.append(ch)
+            origin.append(offset)
+    return Normalised("".join(out), origin)
+
+
+def normalise_text(text: str) -> str:
+    return normalise(text).text
+
+
+def clean_quote(quote: str) -> str:
+    """The quote as it will be searched: normalised, without wrapping quote marks/ellipses."""
+    return normalise_text(quote).strip(_EDGE)
+
+
+class Location(BaseModel):
+    document: str
+    line_start: int
+    line_end: int
+    char_start: int
+    char_end: int
+
+    def short(self) -> str:
+        lines = f"{self.line_start}" if self.line_start == self.line_end else f"{self.line_start}-{self.line_end}"
+        return f"{self.document}:{lines}"
+
+
+class NearestMiss(BaseModel):
+    passage: str
+    similarity: float
+    location: Location
+
+
+class QuoteCheck(BaseModel):
+    verified: bool
+    location: Location | None = None
+    occurrences: int = 0
+    nearest: NearestMiss | None = None
+    reason: str = ""
+
+
+def _location(doc: Document, start: int, end: int) -> Location:
+    return Location(
+        document=doc.name,
+        line_start=doc.text.count("\n", 0, start) + 1,
+        line_end=doc.text.count("\n", 0, max(start, end - 1)) + 1,
+        char_start=start,
+        char_end=end,
+    )
+
+
+class EvidenceIndex:
+    """The case's documents, normalised once, for checking many quotes."""
+
+    def __init__(self, documents: list[Document]):
+        self.documents = documents
+        self._norm = [normalise(d.text) for d in documents]
+        self._words = [
+            [(m.start(), m.end(), m.group().lower()) for m in re.finditer(r"\w+", n.text)] for n in self._norm
+        ]
+
+    def check(self, quote: str, *, min_chars: int = 1) -> QuoteCheck:
+        needle = clean_quote(quote)
+        if len(needle) < min_chars:
+            return QuoteCheck(verified=False, reason=f"the quote is empty or shorter than {min_chars} characters")
+        if not self.documents:
+            return QuoteCheck(verified=False, reason="the case has no evidence documents to quote from")
+        first: Location | None = None
+        count = 0
+        for doc, norm in zip(self.documents, self._norm):
+            pos = norm.text.find(needle)
+            while pos != -1:
+                if first is None:
+                    first = _location(doc, *norm.span(pos, pos + len(needle)))
+                count += 1
+                pos = norm.text.find(needle, pos + 1)
+        if first is not None:
+            return QuoteCheck(verified=True, location=first, occurrences=count)
+        nearest = self.nearest(needle)
+        return QuoteCheck(verified=False, nearest=nearest, reason="not found in the evidence")
+
+    def nearest(self, needle: str) -> NearestMiss | None:
+        """The most similar passage to ``needle``: word-overlap windows, refined by difflib."""
+        q_words = [w.lower() for w in re.findall(r"\w+", needle)]
+        width = max(1, len(q_words))
+        q_count = Counter(q_words)
+        candidates: list[tuple[int, int, int]] = []  # (overlap, doc, word index)
+        for d, words in enumerate(self._words):
+            if not words:
+                continue
+            # overlap = sum(min(window[w], q_count[w])), kept up to date as the window slides
+            window: Counter[str] = Counter(w for _, _, w in words[:width])
+            overlap = sum((window & q_count).values())
+            candidates.append((overlap, d, 0))
+            for i in range(1, max(1, len(words) - width + 1)):
+                gone, new = words[i - 1][2], words[i + width - 1][2]
+                if window[gone] <= q_count[gone]:
+                    overlap -= 1
+                window[gone] -= 1
+                if window[new] < q_count[new]:
+                    overlap += 1
+                window[new] += 1
+                candidates.append((overlap, d, i))
+        if not candidates:
+            return None
+        candidates.sort(key=lambda c: -c[0])
+        best: tuple[float, int, int, int] | None = None
+        for _, d, i in candidates[:8]:
+            words, norm = self._words[d], self._norm[d]
+            for extra in (-2, 0, 2):
+                j = min(len(words), max(i + 1, i + width + extra))
+                start, end = words[i][0], words[j - 1][1]
+                ratio = difflib.SequenceMatcher(None, needle, norm.text[start:end], autojunk=False).ratio()
+                if best is None or ratio > best[0]:
+                    best = (ratio, d, start, end)
+        assert best is not None
+        ratio, d, start, end = best
+        doc, norm = self.documents[d], self._norm[d]
+        o_start, o_end = norm.span(start, end)
+        return NearestMiss(
+            passage=doc.text[o_start:o_end],
+            similarity=round(ratio, 3),
+            location=_location(doc, o_start, o_end),
+        )

@@ -1,0 +1,189 @@
+"""Run records on disk: one JSON file per run plus an SQLite index for listing.
+
+Where: ``--runs-dir``, else ``[runs] dir`` in config, else ``$COURTROOM_RUNS_DIR``, else the
+user data dir (``platformdirs``; on Linux ``~/.local/share/courtroom-chat/runs``).
+
+The index schema is migrated by number (``PRAGMA user_version``), so older stores open.
+Before anything is written, strings that look like API keys are replaced by ``[redacted]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sqlite3
+import tempfile
+from contextlib import closing
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .records import Feedback, RunRecord
+
+MIGRATIONS = [
+    """
+    CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        procedure TEXT NOT NULL,
+        status TEXT NOT NULL,
+        question TEXT NOT NULL,
+        decision TEXT,
+        answer TEXT,
+        confidence REAL,
+        evidence_confidence REAL,
+        guilty INTEGER,
+        not_guilty INTEGER,
+        abstain INTEGER,
+        seated INTEGER,
+        cost_usd REAL,
+        duration_ms INTEGER,
+        models TEXT,
+        feedback TEXT,
+        path TEXT NOT NULL,
+        owner TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX runs_started ON runs(started_at);
+    """,
+]
+
+_KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+")]
+
+
+def redact(text: str) -> str:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        value = os.environ.get(name)
+        if value and len(value) >= 8:
+            text = text.replace(value, "[redacted]")
+    text = _KEY_PATTERNS[0].sub("[redacted]", text)
+    return _KEY_PATTERNS[1].sub(r"\1[redacted]", text)
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def default_runs_dir(configured: str = "") -> Path:
+    if configured:
+        return Path(configured).expanduser()
+    env = os.environ.get("COURTROOM_RUNS_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("courtroom-chat")) / "runs"
+
+
+class RunStore:
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root)
+        self._ready = False
+
+    @classmethod
+    def default(cls, configured: str = "") -> RunStore:
+        return cls(default_runs_dir(configured))
+
+    # ------------------------------------------------------------------ index
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the runs directory {self.root}: {exc.strerror}; pass --runs-dir") from None
+        conn = sqlite3.connect(self.root / "index.sqlite", timeout=15)
+        conn.row_factory = sqlite3.Row
+        if not self._ready:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for number, sql in enumerate(MIGRATIONS[version:], version + 1):
+                with conn:
+                    conn.executescript(sql)
+                    conn.execute(f"PRAGMA user_version = {number}")
+            self._ready = True
+        return conn
+
+    def path_for(self, run_id: str) -> Path:
+        return self.root / f"{run_id}.json"
+
+    def save(self, record: RunRecord, *, owner: str = "") -> Path:
+        """Write the record (atomically) and update its index row."""
+        path = self.path_for(record.run_id)
+        text = redact(record.model_dump_json(indent=1))
+        with closing(self._connect()) as conn:
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".run-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+            v, j = record.verdict, record.jury
+            row = {
+                "run_id": record.run_id,
+                "started_at": record.started_at.isoformat(),
+                "procedure": record.procedure,
+                "status": record.status,
+                "question": record.case.question,
+                "decision": v.decision if v else None,
+                "answer": v.answer if v else None,
+                "confidence": v.confidence if v else None,
+                "evidence_confidence": v.evidence_confidence if v else None,
+                "guilty": j.guilty_count if j else None,
+                "not_guilty": j.not_guilty_count if j else None,
+                "abstain": j.abstain_count if j else None,
+                "seated": j.seated if j else None,
+                "cost_usd": record.cost_usd,
+                "duration_ms": record.duration_ms,
+                "models": json.dumps(record.models),
+                "feedback": record.feedback.rating if record.feedback else None,
+                "path": path.name,
+                "owner": owner,
+            }
+            with conn:
+                cols = ", ".join(row)
+                marks = ", ".join(f":{k}" for k in row)
+                conn.execute(f"INSERT OR REPLACE INTO runs ({cols}) VALUES ({marks})", row)
+        return path
+
+    def resolve(self, run_id: str) -> str:
+        """A full run id from a unique prefix of it."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute("SELECT run_id FROM runs WHERE run_id LIKE ? ORDER BY run_id", (run_id + "%",)).fetchall()
+        ids = [r["run_id"] for r in rows]
+        if run_id in ids:
+            return run_id
+        if not ids:
+            raise InputError(f"no run '{run_id}' in {self.root}; list them with `courtroom runs`")
+        if len(ids) > 1:
+            raise InputError(f"'{run_id}' matches {len(ids)} runs ({', '.join(ids[:3])}…); give more of the id")
+        return ids[0]
+
+    def load(self, run_id: str) -> RunRecord:
+        full = self.resolve(run_id)
+        path = self.path_for(full)
+        try:
+            return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"run {full} is indexed but its file {path} is missing") from None
+        except ValueError as exc:
+            raise InputError(f"run file {path} is damaged ({str(exc).splitlines()[0]})") from None
+
+    def list(self, limit: int = 50, *, owner: str | None = None) -> list[dict[str, Any]]:
+        query = "SELECT * FROM runs"
+        args: list[Any] = []
+        if owner is not None:
+            query += " WHERE owner = ?"
+            args.append(owner)
+        query += " ORDER BY started_at DESC, run_id DESC LIMIT ?"
+        args.append(limit)
+        with closing(self._connect()) as conn:
+            return [dict(r) for r in conn.execute(query, args).fetchall()]
+
+    def set_feedback(self, run_id: str, rating: str, comment: str = "") -> RunRecord:
+        if rating not in ("up", "down"):
+            raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")
+        record = self.load(run_id)
+        record.feedback = Feedback(rating=rating, comment=comment)  # type: ignore[arg-type]
+        with closing(self._connect()) as conn:
+            owner_row = conn.execute("SELECT owner FROM runs WHERE run_id = ?", (record.run_id,)).fetchone()
+        self.save(record, owner=owner_row["owner"] if owner_row else "")
+        return record
