@@ -82,6 +82,15 @@ class Case(BaseModel):
         return sum(len(d.text) for d in self.context)
 
 
+def new_case(question: str | None, documents: list[Document] | None = None,
+             evidence: list[FiledExhibit] | None = None) -> Case:
+    """A case from a front end's inputs (chat message, widget form), with a one-line error
+    instead of a validation traceback."""
+    if not question or not question.strip():
+        raise CaseError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
+    return Case(question=question, context=list(documents or []), evidence=list(evidence or []))
+
+
 def kind_of(name: str) -> DocumentKind | None:
     suffix = Path(name).suffix.lower()
     if suffix in _KINDS:

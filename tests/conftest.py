@@ -1,0 +1,36 @@
+"""Shared test setup: every test runs isolated from the user's home, config and environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "cases"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path_factory, monkeypatch):
+    """Runs go to a temporary store; no config file or backend override leaks in."""
+    runs = tmp_path_factory.mktemp("runs")
+    monkeypatch.setenv("COURTROOM_RUNS_DIR", str(runs))
+    for name in ("COURTROOM_CONFIG", "COURTROOM_BACKEND", "COURTROOM_SCRIPTED_LATENCY_MS", "OLLAMA_HOST",
+                 "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+    yield runs
+
+
+@pytest.fixture
+def runs_dir(isolated):
+    return isolated
+
+
+@pytest.fixture
+def scripted_settings():
+    from courtroom_chat.config import Settings
+
+    return Settings().with_backend("scripted")
