@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .config import Limits
 from .errors import CaseError
@@ -352,8 +352,8 @@ def load_case(
     for i, item in enumerate(evidence_raw, 1):
         try:
             evidence.append(FiledExhibit.model_validate(item))
-        except Exception as exc:  # pydantic ValidationError: name the field
-            first = getattr(exc, "errors", lambda: [{"loc": (), "msg": str(exc)}])()[0]
+        except ValidationError as exc:
+            first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "exhibit"
             raise _case_error(source or "case", f"evidence #{i}: {field}: {first['msg']}") from None
     return Case(question=q, context=documents, evidence=evidence, source=source)

@@ -93,8 +93,7 @@ class BudgetExceeded(CourtroomError):
         self.cap_usd = cap_usd
 
 
-def missing_extra(package: str, extra: str) -> MissingDependencyError:
-    """The error for an optional import that is not installed, naming the pip extra."""
-    return MissingDependencyError(
-        f"the '{package}' package is not installed; install it with: pip install -e '.[{extra}]'"
-    )
+def missing_extra(package: str, extra: str | None = None) -> MissingDependencyError:
+    """The error for an import that is not installed, naming the pip extra that brings it."""
+    how = f"pip install -e '.[{extra}]'" if extra else f"pip install {package}"
+    return MissingDependencyError(f"the '{package}' package is not installed; install it with: {how}")

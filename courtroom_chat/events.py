@@ -16,7 +16,7 @@ procedure-neutral (stages, agents, text, tallies, warnings); the payloads of
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -170,11 +170,7 @@ class RunFinished(_Event):
 
 
 Event = Annotated[
-    Union[
-        RunStarted, StageStarted, AgentStarted, TextDelta, AgentRetry, AgentFinished, AgentFailed,
-        CallFinished, ExhibitChecked, TallyUpdated, WarningRaised, StageFinished, BudgetStopped,
-        PromptPlanned, VerdictReached, RunFinished,
-    ],
+    RunStarted | StageStarted | AgentStarted | TextDelta | AgentRetry | AgentFinished | AgentFailed | CallFinished | ExhibitChecked | TallyUpdated | WarningRaised | StageFinished | BudgetStopped | PromptPlanned | VerdictReached | RunFinished,
     Field(discriminator="type"),
 ]
 

@@ -131,7 +131,7 @@ class EvidenceIndex:
             return QuoteCheck(verified=False, reason="the case has no evidence documents to quote from")
         first: Location | None = None
         count = 0
-        for doc, norm in zip(self.documents, self._norm):
+        for doc, norm in zip(self.documents, self._norm, strict=True):
             pos = norm.text.find(needle)
             while pos != -1:
                 if first is None:
@@ -186,3 +186,31 @@ class EvidenceIndex:
             similarity=round(ratio, 3),
             location=_location(doc, o_start, o_end),
         )
+
+
+def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int = 12, max_chars: int = 240) -> list[str]:
+    """Passages a quote may be decoded from: every informative line of the evidence, verbatim.
+
+    Backends that decode under a grammar get these as the allowed values of an exhibit's
+    quote, so a small model cannot misquote. Returns [] when the evidence has more than
+    ``limit`` passages; the quote is then free text, verified as usual.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    for doc in documents:
+        for line in doc.text.split("\n"):
+            text = line.strip()
+            if doc.kind == "diff" and text[:1] in "+- " and not text.startswith(("+++", "---")):
+                text = text[1:].strip()
+            pieces = [text] if len(text) <= max_chars else re.split(r"(?<=[.;!?])\s+", text)
+            for piece in pieces:
+                piece = piece.strip()
+                if len(piece) < min_chars or len(piece) > max_chars or piece in seen:
+                    continue
+                if len(re.findall(r"\w+", piece)) < 3:
+                    continue
+                seen.add(piece)
+                out.append(piece)
+                if len(out) > limit:
+                    return []
+    return out

@@ -6,7 +6,7 @@ asked for them: procedures ask with plain-meaning labels and map them in code.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -20,7 +20,7 @@ Status = Literal["running", "complete", "incomplete", "failed", "stopped"]
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 # ---------------------------------------------------------------- decision court outputs

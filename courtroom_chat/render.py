@@ -6,7 +6,8 @@ verdict reads the same everywhere. ``replay`` rebuilds a trial from its stored e
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .cost import dollars
 from .events import (
@@ -120,8 +121,12 @@ def verdict_markdown(
     cost_usd: float | None = None,
     cost_known: bool = True,
     session_cost: tuple[dict[str, float], float] | None = None,
+    html: bool = True,
 ) -> str:
-    """The verdict, in the order every front end shows it."""
+    """The verdict, in the order every front end shows it.
+
+    ``html=False`` folds the judge's reasoning into a quote instead of a ``<details>``
+    block, for renderers that show raw HTML as text (the chat does, for safety)."""
     lines = [
         f"## {verdict['answer']}",
         f"**Decision:** {DECISION_LABEL[verdict['decision']]}"
@@ -144,7 +149,11 @@ def verdict_markdown(
     warnings = list(warnings)
     if warnings:
         lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in warnings]]
-    lines += ["", f"<details><summary>Judge's reasoning</summary>\n\n{verdict['reasoning']}\n\n</details>", ""]
+    if html:
+        lines += ["", f"<details><summary>Judge's reasoning</summary>\n\n{verdict['reasoning']}\n\n</details>", ""]
+    else:
+        quoted = "\n".join(f"> {line}" if line else ">" for line in verdict["reasoning"].splitlines())
+        lines += ["", "**Judge's reasoning:**", "", quoted, ""]
     if cost_by_role is not None and cost_usd is not None:
         lines += cost_lines(cost_by_role, cost_usd, cost_known)
     if session_cost is not None:

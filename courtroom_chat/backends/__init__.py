@@ -8,7 +8,8 @@ nothing until a role is configured to use them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .base import Backend, ModelReply, ModelRequest, rough_tokens
 
@@ -60,6 +61,7 @@ class PlannedBackend:
         self.name = spec.backend
         self.model = spec.model or spec.backend
         self.accepts_temperature, self.price_provider = TRAITS.get(spec.backend, (True, None))
+        self.quote_choices = spec.backend in ("local", "ollama")
         self.context_window = {
             "local": settings.local.n_ctx,
             "ollama": settings.ollama.num_ctx,

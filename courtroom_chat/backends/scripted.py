@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError, ConfigError
-from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
 from ..records import Usage
+from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
 
 _SIGNAL = re.compile(
     r"fail|error|bug|todo|fixme|risk|broken|timeout|crash|leak|deadline|cost|\d+%|must|should|"
@@ -160,7 +160,7 @@ class ScriptedBackend:
                 "case_statement": f"The evidence supports acting now: we should {motion}. "
                 f"{len(exhibits)} passages in the evidence show the benefit outweighs the risk.",
                 "exhibits": exhibits,
-                "harm_analysis": f"Not acting delays the benefit and leaves the issues quoted in the exhibits open.",
+                "harm_analysis": "Not acting delays the benefit and leaves the issues quoted in the exhibits open.",
             }
         if request.role == "defense":
             effects = ["weakens", "concedes", "refutes"]

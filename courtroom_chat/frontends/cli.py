@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+from .chat_cli import chat_app
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,6 +27,7 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Write, show and locate config.toml.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
+app.add_typer(chat_app, name="chat")
 
 
 def _console(stderr: bool = True) -> Console:
@@ -54,7 +57,7 @@ def guarded(fn: Any) -> Any:
     return wrapper
 
 
-def _settings(config: Optional[Path], backend: Optional[str], script: Optional[Path], runs_dir: Optional[Path]) -> Any:
+def _settings(config: Path | None, backend: str | None, script: Path | None, runs_dir: Path | None) -> Any:
     from ..config import load_settings
 
     settings = load_settings(config)
@@ -131,17 +134,17 @@ class Progress:
 @app.command()
 @guarded
 def run(
-    case: Optional[Path] = typer.Argument(None, help="A JSON case file (question, context, evidence)."),
-    question: Optional[str] = typer.Option(None, "--question", "-q", help="The yes/no question (replaces the case file's)."),
+    case: Path | None = typer.Argument(None, help="A JSON case file (question, context, evidence)."),
+    question: str | None = typer.Option(None, "--question", "-q", help="The yes/no question (replaces the case file's)."),
     context: list[Path] = typer.Option([], "--context", "-c", help="Evidence file, directory or glob; repeat for more."),
-    backend: Optional[str] = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
-    script: Optional[Path] = typer.Option(None, "--script", help="JSON replies by role for the scripted backend."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the result to this file."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="json or markdown (default: json for --output, unless it ends in .md; markdown on screen)."),
+    backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
+    script: Path | None = typer.Option(None, "--script", help="JSON replies by role for the scripted backend."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the result to this file."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="json or markdown (default: json for --output, unless it ends in .md; markdown on screen)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every agent's output."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print each role's exact prompt with token and cost estimates; call no model."),
-    config: Optional[Path] = typer.Option(None, "--config", help="config.toml to use."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where run records are stored."),
+    config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where run records are stored."),
     procedure: str = typer.Option("decision", "--procedure", help="The courtroom procedure."),
 ) -> None:
     """Put a question on trial and print the verdict."""
@@ -214,8 +217,8 @@ def run(
 @guarded
 def runs(
     limit: int = typer.Option(20, "--limit", "-n", help="How many runs to list, newest first."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir"),
-    config: Optional[Path] = typer.Option(None, "--config"),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir"),
+    config: Path | None = typer.Option(None, "--config"),
 ) -> None:
     """List stored runs."""
     from rich.table import Table
@@ -243,8 +246,8 @@ def runs(
 def show(
     run_id: str = typer.Argument(..., help="A run id, or a unique prefix of one."),
     fmt: str = typer.Option("markdown", "--format", "-f", help="markdown or json."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir"),
-    config: Optional[Path] = typer.Option(None, "--config"),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir"),
+    config: Path | None = typer.Option(None, "--config"),
 ) -> None:
     """Re-render a stored run from its events."""
     import json
@@ -270,8 +273,8 @@ def feedback(
     run_id: str = typer.Argument(...),
     rating: str = typer.Argument(..., help="up or down: did the verdict turn out right?"),
     comment: str = typer.Option("", "--comment", "-m"),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir"),
-    config: Optional[Path] = typer.Option(None, "--config"),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir"),
+    config: Path | None = typer.Option(None, "--config"),
 ) -> None:
     """Record whether a verdict turned out right, to compare verdicts with outcomes later."""
     from ..store import RunStore
@@ -296,7 +299,7 @@ def config_init(
 
 @config_app.command("show")
 @guarded
-def config_show(config: Optional[Path] = typer.Option(None, "--config")) -> None:
+def config_show(config: Path | None = typer.Option(None, "--config")) -> None:
     """Print the settings in effect (file plus environment), as TOML."""
     import tomli_w
 

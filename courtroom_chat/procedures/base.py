@@ -19,14 +19,15 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..backends import BackendPool
-from ..backends.base import Backend, ModelRequest, rough_tokens
+from ..backends.base import Backend, ModelRequest
 from ..case import Case
 from ..config import ModelSpec, Settings
 from ..cost import call_cost, dollars, estimate_cost
@@ -42,7 +43,7 @@ from ..events import (
     WarningRaised,
 )
 from ..prompts import render
-from ..records import CallRecord, RunRecord, Usage, Warning
+from ..records import CallRecord, RunRecord, Warning
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -176,14 +177,15 @@ class Court:
         return Agent(name, role, title, stage, spec, self.pool.get(spec), persona, temperature, max_tokens,
                      expected_output_tokens)
 
-    def request(self, agent: Agent, prompt: str, wire: type[BaseModel], inputs: dict[str, Any]) -> ModelRequest:
+    def request(self, agent: Agent, prompt: str, wire: type[BaseModel], inputs: dict[str, Any],
+                schema: dict[str, Any] | None = None) -> ModelRequest:
         return ModelRequest(
             agent=agent.name,
             role=agent.role,
             system=self.system,
             prefix=self.prefix,
             prompt=prompt,
-            schema=wire.model_json_schema(),
+            schema=schema or wire.model_json_schema(),
             schema_name=wire.__name__,
             temperature=agent.applied_temperature,
             max_tokens=agent.max_tokens,
@@ -234,12 +236,16 @@ class Court:
         check: Callable[[T], list[Problem]] | None = None,
         keep_hint: str = "",
         announce: bool = True,
+        schema: dict[str, Any] | None = None,
     ) -> Answer[T]:
-        """Ask ``agent`` and return a schema-valid answer, after at most one repair."""
+        """Ask ``agent`` and return a schema-valid answer, after at most one repair.
+
+        ``schema`` refines the wire model's JSON schema for decoding (see ``refine_schema``);
+        the reply is still validated against ``wire``."""
         if announce:
             self.emit(AgentStarted(stage=agent.stage, agent=agent.name, role=agent.role, title=agent.title,
                                    persona=agent.persona, model=str(agent.spec), temperature=agent.applied_temperature))
-        request = self.request(agent, prompt, wire, dict(inputs or {}))
+        request = self.request(agent, prompt, wire, dict(inputs or {}), schema)
         try:
             raw, call = await self._call(agent, request, attempt=1)
             value, problems = self._judge_reply(call, wire, check)
@@ -326,6 +332,30 @@ class Court:
             cache_read_tokens=call.usage.cache_read_tokens, cache_write_tokens=call.usage.cache_write_tokens,
             cost_usd=call.cost_usd, seconds=call.seconds, ok=ok,
         ))
+
+
+def refine_schema(wire: type[BaseModel], *, min_length: dict[str, int] | None = None,
+                  enum: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The wire model's JSON schema with decoding constraints added.
+
+    Keys name a field as ``"field"`` (top level) or ``"Model.field"`` (a nested model). Backends
+    that decode under a grammar (llama.cpp, Ollama) enforce them token by token; others may
+    ignore them, and the procedure's own rules still check the reply.
+    """
+    schema = wire.model_json_schema()
+
+    def field(key: str) -> dict[str, Any]:
+        model, _, name = key.rpartition(".")
+        holder = schema["$defs"][model] if model else schema
+        return holder["properties"][name]
+
+    for key, n in (min_length or {}).items():
+        if n > 0:
+            field(key)["minLength"] = n
+    for key, values in (enum or {}).items():
+        if values:
+            field(key)["enum"] = values
+    return schema
 
 
 END_MARK = "<<<END EVIDENCE"

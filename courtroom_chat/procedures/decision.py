@@ -15,13 +15,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from ..errors import BackendError, BudgetExceeded, RoleOutputError
-from ..events import AgentFinished, AgentStarted, ExhibitChecked, PromptPlanned, TallyUpdated, VerdictReached
-from ..evidence import EvidenceIndex
-from ..prompts import render
-from ..records import Defense, Exhibit, ExhibitChallenge, Jury, Juror, Prosecution, Verdict
-from .base import Agent, Court, Problem, words
 from ..cost import estimate_cost
+from ..errors import BackendError, BudgetExceeded, RoleOutputError
+from ..events import AgentFinished, ExhibitChecked, PromptPlanned, TallyUpdated, VerdictReached
+from ..evidence import EvidenceIndex, normalise_text, quote_choices
+from ..prompts import render
+from ..records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
+from .base import Agent, Court, Problem, refine_schema, words
 
 PERSONAS = (
     "a pragmatic engineer who weighs benefits against costs",
@@ -289,18 +289,31 @@ class DecisionCourt:
                     )))
             return problems
 
+        choices = quote_choices(court.case.context) if getattr(agent.backend, "quote_choices", False) else []
+        schema = refine_schema(ProsecutorReply, enum={"ExhibitReply.source_quote": choices},
+                               min_length={"ExhibitReply.harm": v.min_harm_words * 5})
         async with court.stage("prosecution", "Prosecution", [(agent, prompt)]) as stage:
             answer = await court.ask(
-                agent, prompt, ProsecutorReply, check=check,
+                agent, prompt, ProsecutorReply, check=check, schema=schema,
                 inputs={"question": court.case.question, "max_exhibits": p.max_exhibits, "min_harm_words": v.min_harm_words},
                 keep_hint="Keep the exhibits that were verified exactly as they were; fix or replace the others.",
             )
             reply = answer.value
             attempt = 2 if answer.repaired else 1
+            items, seen, dropped = [], set(), 0
+            for item, origin in [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits]:
+                key = normalise_text(item.source_quote)
+                if key in seen:
+                    dropped += 1
+                    continue
+                seen.add(key)
+                items.append((item, origin))
+            if dropped:
+                court.warn("prosecutor", "exhibit_duplicate",
+                           f"{dropped} exhibit{'s' if dropped > 1 else ''} repeating an earlier quote "
+                           f"{'were' if dropped > 1 else 'was'} dropped")
             exhibits: list[Exhibit] = []
-            for number, (item, origin) in enumerate(
-                [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits[: max(0, p.max_exhibits - len(filed))]], 1
-            ):
+            for number, (item, origin) in enumerate(items[: p.max_exhibits], 1):
                 found = index.check(item.source_quote, min_chars=8)
                 target = index.check(item.target_quote, min_chars=8) if item.target_quote else None
                 exhibit = Exhibit(
@@ -416,10 +429,12 @@ class DecisionCourt:
                 ))]
             return []
 
+        schema = refine_schema(JurorReply, min_length={"reasoning": int(v.min_juror_words * 6.5)})
+
         async def sit(agent: Agent, juror: Juror) -> None:
             try:
                 answer = await court.ask(
-                    agent, prompts[agent.name], JurorReply, check=check,
+                    agent, prompts[agent.name], JurorReply, check=check, schema=schema,
                     inputs={"number": juror.number, "persona": juror.persona, "min_words": v.min_juror_words,
                             "exhibits": [e.model_dump(mode="json") for e in admitted], "motion": prosecution.motion},
                 )
@@ -436,7 +451,7 @@ class DecisionCourt:
 
         async with court.stage("jury", "Jury", [(a, prompts[a.name]) for a in agents]) as stage:
             tally()
-            await asyncio.gather(*(sit(a, j) for a, j in zip(agents, jurors)))
+            await asyncio.gather(*(sit(a, j) for a, j in zip(agents, jurors, strict=True)))
             failed = [j for j in jurors if j.status == "failed"]
             if len(failed) == len(jurors):
                 raise RoleOutputError(f"every juror failed; the first error: {failed[0].error}", agent="jury")
