@@ -32,11 +32,12 @@ _EDGE = " \t\n\"'.\u2026"  # quote marks and ellipses models wrap around quotes
 @dataclass(frozen=True)
 class Normalised:
     text: str
-    origin: list[int]  # origin[i] = offset in the original text of normalised char i
+    origin: list[int]  # origin[i]: where the grapheme that gave normalised char i starts
+    ends: list[int]  # ends[i]: where that grapheme ends (after its combining marks)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Original [start, end) offsets of normalised [start, end)."""
-        return self.origin[start], self.origin[end - 1] + 1
+        return self.origin[start], self.ends[end - 1]
 
 
 def _graphemes(text: str):
@@ -53,6 +54,7 @@ def _graphemes(text: str):
 def normalise(text: str) -> Normalised:
     out: list[str] = []
     origin: list[int] = []
+    ends: list[int] = []
     pending_space = False
     for offset, cluster in _graphemes(text):
         for ch in unicodedata.normalize("NFKC", cluster).translate(_TRANSLATE):
@@ -62,10 +64,12 @@ def normalise(text: str) -> Normalised:
             if pending_space:
                 out.append(" ")
                 origin.append(offset)
+                ends.append(offset)
                 pending_space = False
             out.append(ch)
             origin.append(offset)
-    return Normalised("".join(out), origin)
+            ends.append(offset + len(cluster))
+    return Normalised("".join(out), origin, ends)
 
 
 def normalise_text(text: str) -> str:
@@ -171,12 +175,14 @@ class EvidenceIndex:
         best: tuple[float, int, int, int] | None = None
         for _, d, i in candidates[:8]:
             words, norm = self._words[d], self._norm[d]
-            for extra in (-2, 0, 2):
-                j = min(len(words), max(i + 1, i + width + extra))
-                start, end = words[i][0], words[j - 1][1]
-                ratio = difflib.SequenceMatcher(None, needle, norm.text[start:end], autojunk=False).ratio()
-                if best is None or ratio > best[0]:
-                    best = (ratio, d, start, end)
+            for shift in (-2, -1, 0, 1, 2):  # the window may start or end a word or two off
+                a = min(max(0, i + shift), len(words) - 1)
+                for extra in (-2, -1, 0, 1, 2):
+                    j = min(len(words), max(a + 1, a + width + extra))
+                    start, end = words[a][0], words[j - 1][1]
+                    ratio = difflib.SequenceMatcher(None, needle, norm.text[start:end], autojunk=False).ratio()
+                    if best is None or ratio > best[0]:
+                        best = (ratio, d, start, end)
         assert best is not None
         ratio, d, start, end = best
         doc, norm = self.documents[d], self._norm[d]

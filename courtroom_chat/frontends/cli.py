@@ -233,7 +233,11 @@ def runs(
     if not rows:
         console.print(f"no runs yet in {store.root}")
         return
-    table = Table("run", "started", "status", "question", "answer", "jury", "cost", title=str(store.root))
+    table = Table(title=str(store.root))
+    table.add_column("run", no_wrap=True)
+    table.add_column("started", no_wrap=True)
+    for name in ("status", "question", "answer", "jury", "cost"):
+        table.add_column(name)
     for r in rows:
         jury = f"{r['guilty']}–{r['not_guilty']}" if r["guilty"] is not None else ""
         table.add_row(r["run_id"], r["started_at"][:19].replace("T", " "), r["status"], r["question"][:50],

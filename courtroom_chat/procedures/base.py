@@ -70,6 +70,11 @@ class Agent:
     def applied_temperature(self) -> float | None:
         return self.temperature if self.backend.accepts_temperature else None
 
+    @property
+    def model_id(self) -> str:
+        """The model as its price is looked up: the configured id, else the backend's own."""
+        return self.spec.model or self.backend.model
+
 
 @dataclass
 class Answer(Generic[T]):
@@ -209,15 +214,21 @@ class Court:
                     f"(~{int(cut * 3.6):,} characters) of evidence, or use a model with a longer window"
                 )
 
+    def estimate_stage(self, planned: list[tuple[Agent, str]]) -> float:
+        """Dollars a stage is expected to cost: estimated prompt tokens (no cache discount) plus
+        each role's expected output, priced like real calls."""
+        estimate = 0.0
+        for agent, prompt in planned:
+            tokens_in = agent.backend.estimate_tokens(f"{self.system}\n{self.prefix}\n\n{prompt}")
+            cost = estimate_cost(agent.backend.price_provider, agent.model_id, tokens_in, agent.expected_output_tokens)
+            estimate += cost or 0.0
+        return estimate
+
     def check_budget(self, stage: str, planned: list[tuple[Agent, str]]) -> None:
         cap = self.settings.budget.max_usd
         if not cap:
             return
-        estimate = 0.0
-        for agent, prompt in planned:
-            tokens_in = agent.backend.estimate_tokens(f"{self.system}\n{self.prefix}\n\n{prompt}")
-            cost = estimate_cost(agent.backend.price_provider, agent.spec.model, tokens_in, agent.expected_output_tokens)
-            estimate += cost or 0.0
+        estimate = self.estimate_stage(planned)
         spent = self.record.cost_usd
         if spent + estimate > cap:
             raise BudgetExceeded(
@@ -297,7 +308,7 @@ class Court:
             stage=agent.stage,
             attempt=attempt,
             backend=agent.spec.backend,
-            model=agent.spec.model or agent.backend.model,
+            model=agent.model_id,
             temperature=agent.applied_temperature,
             messages=request.messages(),
         )

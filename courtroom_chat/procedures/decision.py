@@ -603,5 +603,5 @@ class DecisionCourt:
                 stage=stage, agent=agent.name, role=agent.role, model=str(agent.spec),
                 temperature=agent.applied_temperature, messages=messages, input_tokens=tokens_in,
                 output_tokens=agent.expected_output_tokens,
-                cost_usd=estimate_cost(agent.backend.price_provider, agent.spec.model, tokens_in, agent.expected_output_tokens),
+                cost_usd=estimate_cost(agent.backend.price_provider, agent.model_id, tokens_in, agent.expected_output_tokens),
             ))

@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom_chat.frontends.cli import app
+from courtroom_chat.store import RunStore
+from tests.conftest import CASES, ROOT
+
+runner = CliRunner()
+
+
+def invoke(*args, **env):
+    return runner.invoke(app, [str(a) for a in args], env=env or None)
+
+
+def one_line_error(result) -> str:
+    """The error line: the last line on stderr, after any progress lines."""
+    assert "Traceback" not in result.output
+    text = result.stderr.strip().splitlines()[-1]
+    assert text.startswith("error: "), result.stderr
+    return text
+
+
+def test_run_prints_the_verdict_and_exits_0(runs_dir):
+    result = invoke("run", CASES / "code-commit.json", "--backend", "scripted")
+    assert result.exit_code == 0, result.output
+    assert "Decision:" in result.stdout and "Confidence:" in result.stdout and "This trial:" in result.stdout
+    assert "── Prosecution" in result.stderr and "exhibit 1: ✓ verified code-commit/" in result.stderr
+    assert len(RunStore(runs_dir).list()) == 1
+
+
+def test_output_writes_the_courtroom_result_as_json(tmp_path):
+    out = tmp_path / "result.json"
+    result = invoke("run", CASES / "essay-publish.json", "--backend", "scripted", "--output", out)
+    assert result.exit_code == 0
+    data = json.loads(out.read_text())
+    assert data["verdict"]["decision"] in ("guilty", "not_guilty", "dismissed")
+    assert data["metadata"]["run_id"] and data["jury"]["guilty_count"] + data["jury"]["not_guilty_count"] >= 1
+    md = tmp_path / "result.md"
+    assert invoke("run", CASES / "essay-publish.json", "-b", "scripted", "-o", md).exit_code == 0
+    assert md.read_text().startswith("# Should I publish my essay")
+
+
+def test_question_and_context_flags(tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("The deadline moved to Friday, which gives the team two extra days of testing.\n")
+    result = invoke("run", "--question", "Should we ship on Friday?", "--context", note, "-b", "scripted",
+                    "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["case"]["question"] == "Should we ship on Friday?"
+
+
+def test_verbose_shows_every_agent(runs_dir):
+    result = invoke("run", CASES / "architecture.json", "-b", "scripted", "--verbose")
+    assert result.exit_code == 0
+    assert "Motion:" in result.stderr and "Alternative:" in result.stderr and "Vote:" in result.stderr
+
+
+def test_dry_run_prints_prompts_and_stores_nothing(runs_dir):
+    result = invoke("run", CASES / "code-commit.json", "--dry-run", "--backend", "anthropic")
+    assert result.exit_code == 0
+    assert "### juror-5" in result.stdout and "[the prosecutor's case statement]" in result.stdout
+    assert "Dry run:** 8 prompts" in result.stdout and "No model was called." in result.stdout
+    assert RunStore(runs_dir).list() == []
+
+
+def test_script_file_drives_the_scripted_backend(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"juror": {"reasoning": "word " * 60, "vote": "do not act"}}))
+    result = invoke("run", CASES / "code-commit.json", "--script", script, "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["jury"]["not_guilty_count"] == 5 and data["verdict"]["decided_by"] == "jury"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run"], "give a case file or --question"),
+        (["run", "missing.json"], "case file not found: missing.json"),
+        (["run", "--question", "  "], "the question is empty"),
+        (["run", CASES / "code-commit.json", "--format", "yaml"], "--format must be json or markdown"),
+        (["run", CASES / "code-commit.json", "--backend", "openai"], "unknown backend 'openai'"),
+        (["run", "--question", "Q?", "--context", "nope.txt"], "evidence file not found: nope.txt"),
+        (["show", "20990101"], "no run '20990101'"),
+        (["run", CASES / "code-commit.json", "--script", "nope.json"], "script file not found: nope.json"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert message in one_line_error(result)
+
+
+def test_bad_files_are_named(tmp_path):
+    (tmp_path / "bad.json").write_text("{oops")
+    assert "malformed JSON at line 1" in one_line_error(invoke("run", tmp_path / "bad.json"))
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    result = invoke("run", "-q", "Q?", "-c", tmp_path / "blob.bin", "-b", "scripted")
+    assert result.exit_code == 2 and "blob.bin looks like a binary file" in one_line_error(result)
+    (tmp_path / "latin.txt").write_bytes(b"\x81\x8d\x8f\x90 bytes")
+    result = invoke("run", "-q", "Q?", "-c", tmp_path / "latin.txt", "-b", "scripted")
+    assert result.exit_code == 2 and "latin.txt is not UTF-8 text" in one_line_error(result)
+    (tmp_path / "c.toml").write_text("[limits]\nmax_file_bytes = 10\n")
+    (tmp_path / "long.txt").write_text("x" * 50)
+    result = invoke("run", "-q", "Q?", "-c", tmp_path / "long.txt", "-b", "scripted", "--config", tmp_path / "c.toml")
+    assert result.exit_code == 2 and "over the 10 bytes limit" in one_line_error(result)
+    (tmp_path / "broken.toml").write_text("[parameters]\njury_size = 'x'\n")
+    result = invoke("run", CASES / "code-commit.json", "--config", tmp_path / "broken.toml")
+    assert result.exit_code == 2 and "jury_size" in one_line_error(result)
+
+
+def test_a_failed_run_exits_1_and_keeps_the_partial_record(tmp_path, runs_dir):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"judge": {"$error": "the server went away"}}))
+    result = invoke("run", CASES / "code-commit.json", "--script", script)
+    assert result.exit_code == 1
+    message = one_line_error(result)
+    assert "the server went away" in message and "partial record saved as run" in message
+    [row] = RunStore(runs_dir).list()
+    assert row["status"] == "failed"
+
+
+def test_runs_show_and_feedback(runs_dir):
+    assert invoke("run", CASES / "code-commit.json", "-b", "scripted").exit_code == 0
+    [row] = RunStore(runs_dir).list()
+    listing = invoke("runs")
+    assert listing.exit_code == 0 and row["run_id"] in listing.stdout
+    shown = invoke("show", row["run_id"][:17])
+    assert shown.exit_code == 0 and "## Jury" in shown.stdout and "### Exhibit 1" in shown.stdout
+    as_json = invoke("show", row["run_id"], "--format", "json")
+    assert json.loads(as_json.stdout)["metadata"]["run_id"] == row["run_id"]
+    assert invoke("feedback", row["run_id"], "down", "-m", "the PR broke checkout").exit_code == 0
+    assert RunStore(runs_dir).load(row["run_id"]).feedback.comment == "the PR broke checkout"
+    assert invoke("feedback", row["run_id"], "sideways").exit_code == 2
+
+
+def test_config_init_and_show(tmp_path):
+    target = tmp_path / "config.toml"
+    assert invoke("config", "init", target).exit_code == 0
+    assert invoke("config", "init", target).exit_code == 2
+    shown = invoke("config", "show", "--config", target)
+    assert shown.exit_code == 0 and "jury_size = 5" in shown.stdout
+
+
+def test_help_imports_nothing_heavy():
+    code = (
+        "import sys, io, contextlib\n"
+        "from courtroom_chat.frontends.cli import app\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    app(['--help'])\n"
+        "heavy = [m for m in ('pydantic', 'anthropic', 'ollama', 'chainlit', 'xllamacpp', 'pandas', 'ipywidgets',"
+        " 'genai_prices', 'pypdf') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"

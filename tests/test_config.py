@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from courtroom_chat.config import ModelSpec, Settings, load_settings, write_config
+from courtroom_chat.errors import ConfigError
+from tests.conftest import ROOT
+
+
+def test_shipped_config_equals_the_defaults():
+    assert load_settings(ROOT / "config.toml") == Settings()
+    assert str(Settings().model_for("juror")) == "local:qwen2.5-coder-0.5b"
+
+
+def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
+    path = write_config(tmp_path / "c.toml")
+    assert tomllib.loads(path.read_text())["parameters"]["jury_size"] == 5
+    assert load_settings(path) == Settings()
+    with pytest.raises(ConfigError, match="already exists; pass --force"):
+        write_config(path)
+    write_config(path, force=True)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [parameters]"),
+        ("[paramters]\njury_size = 5\n", "unknown section [paramters]"),
+        ('[parameters]\njury_size = "five"\n', "[parameters] jury_size: Input should be a valid integer (got 'five')"),
+        ("[parameters]\njury_size = 3\njury_threshold = 4\n", "jury_threshold (4) is larger than jury_size (3)"),
+        ("[parameters]\njuror_temperature_min = 1.5\njuror_temperature_max = 0.5\n", "juror_temperature_min is larger"),
+        ('[models]\njudge = "openai:gpt-4"\n', "unknown backend 'openai'"),
+        ("[budget]\nmax_usd = -1\n", "[budget] max_usd: Input should be greater than or equal to 0"),
+        ("[parameters\n", "not valid TOML"),
+    ],
+)
+def test_bad_config_names_the_key_and_the_file(tmp_path, toml, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        load_settings(path)
+    assert message in str(err.value)
+    assert str(path) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_missing_config_file_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_settings(tmp_path / "nope.toml")
+
+
+def test_environment_backend_overrides_every_role(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COURTROOM_BACKEND", "anthropic")
+    settings = load_settings()
+    assert {str(settings.model_for(r)) for r in ("prosecutor", "defense", "juror", "judge")} == {"anthropic:claude-sonnet-4-6"}
+    monkeypatch.setenv("COURTROOM_BACKEND", "bogus")
+    with pytest.raises(ConfigError, match="COURTROOM_BACKEND: .*unknown backend 'bogus'"):
+        load_settings()
+
+
+def test_config_found_in_working_directory_and_env(monkeypatch, tmp_path):
+    (tmp_path / "config.toml").write_text("[parameters]\njury_size = 7\njury_threshold = 4\n")
+    monkeypatch.chdir(tmp_path)
+    assert load_settings().parameters.jury_size == 7
+    other = tmp_path / "other.toml"
+    other.write_text("[parameters]\njury_size = 3\njury_threshold = 2\n")
+    monkeypatch.setenv("COURTROOM_CONFIG", str(other))
+    assert load_settings().parameters.jury_size == 3
+
+
+def test_juror_temperatures_spread_from_min_to_max():
+    assert Settings().parameters.juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
+    one = Settings().with_overrides({"parameters": {"jury_size": 1, "jury_threshold": 1}})
+    assert one.parameters.juror_temperatures() == [0.75]
+
+
+def test_model_spec_parsing_and_defaults():
+    s = Settings()
+    assert str(ModelSpec.parse("ollama").resolved(s)) == "ollama:llama3.2"
+    assert str(ModelSpec.parse("local:/models/x.gguf")) == "local:/models/x.gguf"
+    assert str(ModelSpec.parse("scripted").resolved(s)) == "scripted"
+
+
+def test_ollama_host_comes_from_config_or_environment(monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://10.0.0.5:11434")
+    assert Settings().ollama.resolved_host() == "http://10.0.0.5:11434"
+    configured = Settings().with_overrides({"ollama": {"host": "http://gpu-box:11434"}})
+    assert configured.ollama.resolved_host() == "http://gpu-box:11434"

@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from courtroom_chat.case import pasted_document
+from courtroom_chat.evidence import EvidenceIndex, clean_quote, normalise, normalise_text, quote_choices
+
+TEXT = st.text(
+    alphabet=st.characters(
+        whitelist_categories=("Lu", "Ll", "Nd", "Zs", "Pd", "Pi", "Pf", "Po", "Mn"),
+        whitelist_characters="\n\t\u2019\u201c\u201d\u2013\u2014\u00a0\u00e9",
+    ),
+    min_size=1,
+    max_size=300,
+)
+
+VARIANTS = {"'": "\u2019", '"': "\u201d", "-": "\u2013", " ": "\n  "}
+
+
+def disguise(text: str) -> str:
+    """What a model does to a quote: typographic marks, reflowed whitespace, another Unicode form."""
+    out = "".join(VARIANTS.get(ch, ch) for ch in text)
+    return unicodedata.normalize("NFD", out)
+
+
+@given(TEXT)
+def test_normalise_is_idempotent(text):
+    once = normalise_text(text)
+    assert normalise_text(once) == once
+
+
+@given(TEXT)
+def test_normalised_offsets_point_back_into_the_original(text):
+    n = normalise(text)
+    assert len(n.origin) == len(n.text)
+    assert all(0 <= o < len(text) for o in n.origin)
+    assert n.origin == sorted(n.origin)
+
+
+@settings(max_examples=150)
+@given(TEXT, st.data())
+def test_any_disguised_substring_verifies_at_its_own_place(text, data):
+    start = data.draw(st.integers(0, max(0, len(text) - 1)))
+    end = data.draw(st.integers(start + 1, len(text)))
+    quote = text[start:end]
+    assume(len(clean_quote(quote)) >= 3)
+    doc = pasted_document("", 1).model_copy(update={"text": text})
+    found = EvidenceIndex([doc]).check(disguise(quote))
+    assert found.verified
+    loc = found.location
+    # the located span, normalised, contains the normalised quote
+    assert clean_quote(quote) in normalise_text(text[loc.char_start : loc.char_end])
+    assert loc.line_start == text.count("\n", 0, loc.char_start) + 1
+
+
+@given(TEXT, TEXT)
+def test_a_quote_absent_from_the_evidence_is_not_verified(text, other):
+    needle = clean_quote(other)
+    assume(len(needle) >= 3 and needle not in normalise_text(text))
+    doc = pasted_document("", 1).model_copy(update={"text": text})
+    assert not EvidenceIndex([doc]).check(other).verified
+
+
+def test_location_file_line_and_offsets():
+    diff = pasted_document("", 1).model_copy(update={"name": "pr.diff", "text": "line one\n+    retries = 0\nline three\n"})
+    log = pasted_document("", 2).model_copy(update={"name": "log.txt", "text": "FAILED test_x - ValueError: bad\n"})
+    found = EvidenceIndex([diff, log]).check("ValueError:   bad")
+    assert found.verified and found.location.document == "log.txt"
+    assert (found.location.line_start, found.location.char_start, found.location.char_end) == (1, 16, 31)
+    assert found.location.short() == "log.txt:1"
+    two_lines = EvidenceIndex([diff]).check("line one retries = 0")
+    assert not two_lines.verified  # the diff marker sits between them: not verbatim
+    spanning = EvidenceIndex([diff]).check("line one + retries = 0")
+    assert spanning.verified and spanning.location.short() == "pr.diff:1-2"
+
+
+def test_nearest_miss_reports_the_real_passage_and_similarity():
+    doc = pasted_document("", 1).model_copy(update={
+        "name": "essay.md",
+        "text": "Intro.\nWe closed 212 tickets in the six months of the trial, against 181 before.\nEnd.\n",
+    })
+    found = EvidenceIndex([doc]).check("We closed 221 tickets in the six month trial, against 181 before")
+    assert not found.verified
+    assert found.nearest.location.line_start == 2
+    assert "212 tickets" in found.nearest.passage
+    assert 0.8 < found.nearest.similarity < 1.0
+
+
+def test_wrapping_quote_marks_and_ellipses_are_ignored():
+    doc = pasted_document("The release branch is cut on Thursday.", 1)
+    assert EvidenceIndex([doc]).check("\u201c\u2026the release branch is cut on Thursday\u201d").verified is False  # case matters
+    assert EvidenceIndex([doc]).check("\u201c...release branch is cut on Thursday.\u201d").verified
+
+
+def test_quote_choices_are_verbatim_lines_and_give_up_on_huge_evidence():
+    doc = pasted_document("short\n+    delay = float(retry_after)\nA longer line of plain prose here.\n", 1)
+    choices = quote_choices([doc.model_copy(update={"kind": "diff"})])
+    assert "delay = float(retry_after)" in choices
+    assert all(EvidenceIndex([doc]).check(c).verified for c in choices)
+    big = pasted_document("\n".join(f"distinct line number {i} of evidence" for i in range(500)), 1)
+    assert quote_choices([big], limit=400) == []

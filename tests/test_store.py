@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from courtroom_chat.case import new_case, pasted_document
+from courtroom_chat.errors import InputError
+from courtroom_chat.records import CallRecord, RunRecord
+from courtroom_chat.store import MIGRATIONS, RunStore, new_run_id, redact
+
+
+def record(run_id=None, question="Ship it?"):
+    return RunRecord(run_id=run_id or new_run_id(), case=new_case(question, [pasted_document("evidence", 1)]))
+
+
+def test_save_load_list_and_prefix_ids(tmp_path):
+    store = RunStore(tmp_path)
+    a, b = record("20260101-000000-aaaaaa"), record("20260102-000000-bbbbbb", "Merge?")
+    store.save(a)
+    store.save(b, owner="alice")
+    assert [r["run_id"] for r in store.list()] == [b.run_id, a.run_id]
+    assert [r["run_id"] for r in store.list(owner="alice")] == [b.run_id]
+    assert store.load("20260102").case.question == "Merge?"
+    with pytest.raises(InputError, match="matches 2 runs"):
+        store.load("2026")
+    with pytest.raises(InputError, match="no run 'zzz'"):
+        store.load("zzz")
+
+
+def test_saving_again_updates_the_index(tmp_path):
+    store = RunStore(tmp_path)
+    r = record()
+    store.save(r)
+    r.status = "complete"
+    store.save(r)
+    [row] = store.list()
+    assert row["status"] == "complete"
+
+
+def test_feedback_is_stored_with_the_record(tmp_path):
+    store = RunStore(tmp_path)
+    r = record()
+    store.save(r, owner="bob")
+    store.set_feedback(r.run_id, "up", "it worked out")
+    assert store.load(r.run_id).feedback.rating == "up"
+    [row] = store.list(owner="bob")
+    assert row["feedback"] == "up"
+    with pytest.raises(InputError, match="feedback must be 'up' or 'down'"):
+        store.set_feedback(r.run_id, "meh")
+
+
+def test_api_keys_never_reach_the_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-supersecretvalue")
+    r = record()
+    r.error = "request failed with key sk-ant-api03-supersecretvalue"
+    r.calls.append(CallRecord(id=1, agent="judge", role="judge", stage="judge", backend="anthropic", model="m",
+                              response="x-api-key: sk-ant-other-keyvalue123"))
+    path = RunStore(tmp_path).save(r)
+    text = path.read_text()
+    assert "supersecret" not in text and "sk-ant-other" not in text and "[redacted]" in text
+    assert redact("plain text") == "plain text"
+
+
+def test_an_old_index_is_migrated(tmp_path):
+    conn = sqlite3.connect(tmp_path / "index.sqlite")
+    conn.execute("CREATE TABLE unrelated (x)")  # a store from before any migration ran
+    conn.commit()
+    conn.close()
+    store = RunStore(tmp_path)
+    store.save(record())
+    conn = sqlite3.connect(tmp_path / "index.sqlite")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert len(store.list()) == 1
+
+
+def test_a_damaged_run_file_is_reported(tmp_path):
+    store = RunStore(tmp_path)
+    r = record()
+    path = store.save(r)
+    path.write_text("{broken")
+    with pytest.raises(InputError, match="is damaged"):
+        store.load(r.run_id)

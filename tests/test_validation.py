@@ -1,0 +1,177 @@
+"""Each validation rule: broken once and repaired, or broken twice and recorded as a warning."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import load_case
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import RoleOutputError
+from tests.conftest import CASES
+
+QUOTE = "1 failed, 37 passed in 2.41s"
+REAL_HARM = "Checkout retries keep failing on Retry-After dates, so customers lose orders during the next outage."
+GOOD_REASONING = ("I weighed exhibit 1 against the defense's challenge. " * 12).strip()
+
+
+def case():
+    return load_case(CASES / "code-commit.json")
+
+
+def prosecution(quote=QUOTE, harm=REAL_HARM, n=1):
+    return {
+        "motion": "merge PR #214 now",
+        "case_statement": "The retry fix is needed before the release; the remaining failure is narrow.",
+        "exhibits": [{"source_quote": quote, "target_quote": "PR #214", "harm": harm}] * n,
+        "harm_analysis": "Customers keep losing checkouts during outages.",
+    }
+
+
+async def trial(script, settings, **kw):
+    backend = ScriptedBackend(script=script)
+    events = []
+    record = await Trial(case(), settings, store=None, backends={"scripted": backend}, **kw).run(events.append)
+    return record, backend, events
+
+
+def rules(record):
+    return {w.rule for w in record.warnings}
+
+
+async def test_unverified_exhibit_is_shown_what_failed_and_repaired(scripted_settings):
+    wrong = "1 failed, 36 passed in 2.41 seconds"
+    record, backend, events = await trial({"prosecutor": [prosecution(wrong), prosecution()]}, scripted_settings)
+    first, second = [c for c in backend.calls if c.role == "prosecutor"]
+    correction = second.repairs[0][1]
+    assert wrong in correction and QUOTE in correction  # the failed quote and the nearest real passage
+    assert "test-log.txt:15 " in correction and "% similar" in correction
+    assert record.prosecution.exhibits[0].verified and record.prosecution.exhibits[0].attempt == 2
+    assert "exhibit_unverified" not in rules(record)
+    assert any(e.type == "agent_retry" and e.agent == "prosecutor" for e in events)
+
+
+async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings):
+    invented = "all 38 tests pass and the payments sandbox confirmed the Retry-After path"
+    script = {"prosecutor": prosecution(invented)}
+    record, backend, _ = await trial(script, scripted_settings)
+    exhibit = record.prosecution.exhibits[0]
+    assert not exhibit.verified and exhibit.nearest is not None and exhibit.nearest.similarity < 1
+    assert "exhibit_unverified" in rules(record)
+    juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
+    assert invented not in juror_prompt and "no quote from the evidence was verified" in juror_prompt
+    assert record.status == "complete"
+
+
+async def test_unverified_exhibits_are_admitted_when_exact_quotes_are_not_required(scripted_settings):
+    settings = scripted_settings.with_overrides({"validation": {"require_exact_quotes": False}})
+    invented = "all 38 tests pass and the payments sandbox confirmed it"
+    record, backend, _ = await trial({"prosecutor": prosecution(invented)}, settings)
+    juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
+    assert invented in juror_prompt and "(unverified)" in juror_prompt
+
+
+async def test_vague_harm_is_repaired_or_warned(scripted_settings):
+    repaired, _, _ = await trial({"prosecutor": [prosecution(harm="bad"), prosecution()]}, scripted_settings)
+    assert "harm_specific" not in rules(repaired)
+    kept, _, _ = await trial({"prosecutor": prosecution(harm="It is bad.")}, scripted_settings)
+    assert any(w.rule == "harm_specific" and "the harm has 3 words" in w.message for w in kept.warnings)
+
+
+def defense(challenges=((1, "weakens"),), counter=None):
+    return {
+        "counter_argument": counter or "Merging PR #214 now ships a retry fix whose Retry-After path crashes on dates; "
+        "the release can wait one day for the fix.",
+        "exhibit_challenges": [{"exhibit": n, "challenge": "It shows a failure, not readiness.", "effect": e}
+                               for n, e in challenges],
+        "harm_dispute": "Outages are rare.",
+        "alternative": "Fix the date parsing first.",
+    }
+
+
+async def test_defense_must_challenge_every_admitted_exhibit_by_number(scripted_settings):
+    script = {"prosecutor": prosecution(), "defense": [defense(challenges=()), defense()]}
+    record, backend, _ = await trial(script, scripted_settings)
+    correction = [c for c in backend.calls if c.role == "defense"][1].repairs[0][1]
+    assert "no challenge names exhibit 1" in correction
+    assert "defense_exhibits" not in rules(record)
+    script = {"prosecutor": prosecution(), "defense": defense(challenges=((7, "refutes"),))}
+    kept, _, _ = await trial(script, scripted_settings)
+    messages = [w.message for w in kept.warnings if w.rule == "defense_exhibits"]
+    assert any("exhibit 1" in m for m in messages) and any("exhibit 7, which is not admitted" in m for m in messages)
+
+
+async def test_defense_must_address_the_core_claim(scripted_settings):
+    off_topic = "The weather is lovely and lunch was excellent today in the office garden with friends."
+    script = {"prosecutor": prosecution(), "defense": defense(counter=off_topic)}
+    record, _, _ = await trial(script, scripted_settings)
+    assert any(w.rule == "defense_core_claim" and "merge PR #214 now" in w.message for w in record.warnings)
+
+
+async def test_juror_reasoning_needs_fifty_words(scripted_settings):
+    short = {"reasoning": "Looks fine to me.", "vote": "act"}
+    good = {"reasoning": GOOD_REASONING, "vote": "act"}
+    record, backend, _ = await trial({"juror-1": [short, good]}, scripted_settings)
+    assert record.jury.jurors[0].reasoning == GOOD_REASONING
+    assert "juror_words" not in rules(record)
+    kept, _, _ = await trial({"juror-1": short}, scripted_settings)
+    assert any(w.agent == "juror-1" and "the reasoning has 4 words" in w.message for w in kept.warnings)
+    assert kept.jury.jurors[0].vote == "guilty"  # the vote stands, the warning is recorded
+
+
+async def test_plain_labels_are_mapped_to_verdict_words(scripted_settings):
+    votes = ["act", "do not act", "abstain", "Don't act", "guilty"]
+    script = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": v} for i, v in enumerate(votes, 1)}
+    record, _, _ = await trial(script, scripted_settings)
+    assert [j.vote for j in record.jury.jurors] == ["guilty", "not_guilty", "abstain", "not_guilty", "guilty"]
+
+
+def judge(reasoning, decision="act", actions=("Fix the date parsing, then merge",)):
+    return {"reasoning": reasoning, "decision": decision, "answer": "merge after the fix",
+            "rationale": "The fix is needed.", "actions": list(actions), "confidence": 0.8}
+
+
+async def test_judge_must_weigh_both_sides_acknowledge_a_split_and_give_actions(scripted_settings):
+    split_votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": v}
+                   for i, v in enumerate(["act", "act", "act", "do not act", "do not act"], 1)}
+    one_sided = judge("The prosecution is right.", actions=())
+    fixed = judge("The prosecution outweighs the defense; the jury split 3-2 and I weighed the minority.")
+    record, backend, _ = await trial({**split_votes, "judge": [one_sided, fixed]}, scripted_settings)
+    correction = [c for c in backend.calls if c.role == "judge"][1].repairs[0][1]
+    assert "both the prosecution and the defense" in correction
+    assert "split 3–2" in correction and "list the concrete actions" in correction
+    assert not rules(record) & {"judge_both_sides", "judge_split", "judge_actions"}
+    assert record.verdict.answer == "Yes: merge after the fix"
+    kept, _, _ = await trial({**split_votes, "judge": one_sided}, scripted_settings)
+    assert {"judge_both_sides", "judge_split", "judge_actions"} <= rules(kept)
+
+
+async def test_malformed_json_is_repaired_once(scripted_settings):
+    record, backend, _ = await trial({"defense": ["Sure! Here is my answer: {not json", defense()]}, scripted_settings)
+    second = [c for c in backend.calls if c.role == "defense"][1]
+    assert "the reply is not valid JSON" in second.repairs[0][1]
+    assert record.status == "complete"
+    calls = [c for c in record.calls if c.role == "defense"]
+    assert [c.ok for c in calls] == [False, True]
+
+
+async def test_output_invalid_twice_fails_the_run_with_the_raw_text(scripted_settings):
+    bad = {"motion": "merge", "case_statement": "x"}  # no exhibits, no harm_analysis
+    with pytest.raises(RoleOutputError, match="the prosecutor .* gave invalid output twice: field exhibits: Field required") as err:
+        await trial({"prosecutor": bad}, scripted_settings)
+    assert '"case_statement": "x"' in err.value.raw
+    assert err.value.record.status == "failed"
+
+
+async def test_a_juror_with_invalid_output_twice_leaves_a_partial_panel(scripted_settings):
+    record, _, _ = await trial({"juror-3": {"reasoning": GOOD_REASONING, "vote": "maybe"}}, scripted_settings)
+    assert record.jury.voted == 4 and record.jury.jurors[2].status == "failed"
+    assert "field vote" in record.jury.jurors[2].error
+
+
+async def test_code_fences_and_prose_around_json_are_tolerated(scripted_settings):
+    import json
+
+    fenced = "```json\n" + json.dumps(defense()) + "\n```"
+    record, _, _ = await trial({"prosecutor": prosecution(), "defense": fenced}, scripted_settings)
+    assert [c.attempt for c in record.calls if c.role == "defense"] == [1]
