@@ -12,6 +12,7 @@ import glob as globlib
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,7 +52,10 @@ class Document(BaseModel):
 
     @property
     def lines(self) -> int:
-        return self.text.count("\n") + 1 if self.text else 0
+        """Lines as an editor counts them (a final newline does not start another)."""
+        if not self.text:
+            return 0
+        return self.text.count("\n") + (0 if self.text.endswith("\n") else 1)
 
 
 class FiledExhibit(BaseModel):
@@ -80,6 +84,18 @@ class Case(BaseModel):
 
     def total_chars(self) -> int:
         return sum(len(d.text) for d in self.context)
+
+
+def motion_from(question: str) -> str:
+    """The action a question asks about: 'Should I publish this essay now?' -> 'publish this essay now'."""
+    q = question.strip().rstrip("?").strip()
+    m = re.match(r"(?i)^(should|shall|can|could|may|must|do)\s+(i|we|you|they|our team)\s+(.+)$", q)
+    if m:
+        return m.group(3)
+    m = re.match(r"(?i)^is\s+(.+?)\s+(ready.*)$", q)
+    if m:
+        return f"treat {m.group(1)} as {m.group(2)}"
+    return f"go ahead ({q})"
 
 
 def new_case(question: str | None, documents: list[Document] | None = None,

@@ -78,7 +78,7 @@ class Parameters(_Section):
     juror_temperature_max: float = Field(1.2, ge=0.0, le=2.0)
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0)
     advocate_temperature: float = Field(0.4, ge=0.0, le=2.0)
-    max_exhibits: int = Field(4, ge=1, le=12)
+    max_exhibits: int = Field(3, ge=1, le=12)
 
     @model_validator(mode="after")
     def _consistent(self) -> Parameters:
@@ -172,7 +172,7 @@ class Settings(_Section):
             if section not in data:
                 raise ConfigError(f"unknown config section [{section}]")
             data[section] = {**data[section], **values}
-        return _validate(data, "overrides")
+        return _validate(data, "settings")
 
     def with_backend(self, backend: str) -> Settings:
         """Every role on one backend (``scripted``, ``local``, ``anthropic:claude-…``)."""

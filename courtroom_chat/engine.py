@@ -134,10 +134,16 @@ class Trial:
         return record
 
     async def events(self) -> AsyncIterator[Event]:
-        """The trial as an async stream of events. Closing the stream cancels the trial."""
+        """The trial as an async stream of events.
+
+        Closing the stream, or the end of the task consuming it (a cancel while it renders),
+        cancels the trial, which then saves its partial record."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         task = asyncio.ensure_future(self.run(queue.put_nowait))
         task.add_done_callback(lambda _: queue.put_nowait(None))
+        consumer = asyncio.current_task()
+        if consumer is not None:
+            consumer.add_done_callback(lambda _: task.cancel())
         try:
             while (event := await queue.get()) is not None:
                 yield event

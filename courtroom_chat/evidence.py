@@ -206,8 +206,11 @@ def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int
     for doc in documents:
         for line in doc.text.split("\n"):
             text = line.strip()
-            if doc.kind == "diff" and text[:1] in "+- " and not text.startswith(("+++", "---")):
-                text = text[1:].strip()
+            if doc.kind == "diff":
+                if text.startswith(("diff --git", "index ", "+++", "---", "@@")):
+                    continue  # diff machinery, not evidence
+                if text[:1] in "+-":
+                    text = text[1:].strip()
             pieces = [text] if len(text) <= max_chars else re.split(r"(?<=[.;!?])\s+", text)
             for piece in pieces:
                 piece = piece.strip()

@@ -245,6 +245,30 @@ class RunRecord(BaseModel):
             row["cost_usd"] = round(row["cost_usd"] + (c.cost_usd or 0.0), 6)
         return out
 
+    def summary(self) -> dict[str, Any]:
+        """The headline of a run: what the store indexes and what a runs table shows."""
+        v, j = self.verdict, self.jury
+        return {
+            "run_id": self.run_id,
+            "started_at": self.started_at,
+            "procedure": self.procedure,
+            "status": self.status,
+            "question": self.case.question,
+            "decision": v.decision if v else None,
+            "answer": v.answer if v else None,
+            "decided_by": v.decided_by if v else None,
+            "confidence": v.confidence if v else None,
+            "evidence_confidence": v.evidence_confidence if v else None,
+            "split": j.split() if j else None,
+            "guilty": j.guilty_count if j else None,
+            "not_guilty": j.not_guilty_count if j else None,
+            "abstain": j.abstain_count if j else None,
+            "seated": j.seated if j else None,
+            "cost_usd": self.cost_usd,
+            "duration_ms": self.duration_ms,
+            "feedback": self.feedback.rating if self.feedback else None,
+        }
+
     def to_result(self) -> dict[str, Any]:
         """The Courtroom POC ``CourtroomResult`` in snake_case, plus extra fields."""
         return {

@@ -50,6 +50,9 @@ MIGRATIONS = [
     """,
 ]
 
+_INDEXED = ("run_id", "procedure", "status", "question", "decision", "answer", "confidence", "evidence_confidence",
+            "guilty", "not_guilty", "abstain", "seated", "cost_usd", "duration_ms", "feedback")
+
 _KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+")]
 
 
@@ -116,25 +119,10 @@ class RunStore:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
             os.replace(tmp, path)
-            v, j = record.verdict, record.jury
-            row = {
-                "run_id": record.run_id,
+            summary = record.summary()
+            row = {k: summary[k] for k in _INDEXED} | {
                 "started_at": record.started_at.isoformat(),
-                "procedure": record.procedure,
-                "status": record.status,
-                "question": record.case.question,
-                "decision": v.decision if v else None,
-                "answer": v.answer if v else None,
-                "confidence": v.confidence if v else None,
-                "evidence_confidence": v.evidence_confidence if v else None,
-                "guilty": j.guilty_count if j else None,
-                "not_guilty": j.not_guilty_count if j else None,
-                "abstain": j.abstain_count if j else None,
-                "seated": j.seated if j else None,
-                "cost_usd": record.cost_usd,
-                "duration_ms": record.duration_ms,
                 "models": json.dumps(record.models),
-                "feedback": record.feedback.rating if record.feedback else None,
                 "path": path.name,
                 "owner": owner,
             }

@@ -175,3 +175,21 @@ async def test_code_fences_and_prose_around_json_are_tolerated(scripted_settings
     fenced = "```json\n" + json.dumps(defense()) + "\n```"
     record, _, _ = await trial({"prosecutor": prosecution(), "defense": fenced}, scripted_settings)
     assert [c.attempt for c in record.calls if c.role == "defense"] == [1]
+
+
+async def test_an_answer_contradicting_the_decision_is_replaced_and_warned(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    contradiction = judge("The prosecution is right. The defense is weaker. The jury agreed.", decision="do not act")
+    contradiction["answer"] = "merge PR #214 now"
+    record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": contradiction}, scripted_settings)
+    assert record.verdict.decision == "not_guilty"
+    assert record.verdict.answer == "No: do not merge PR #214 now"
+    assert any(w.rule == "judge_answer" and "repeats the motion" in w.message for w in record.warnings)
+
+
+async def test_confidence_in_percent_is_read_as_a_fraction(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    percent = judge("The prosecution wins. The defense loses. The jury agreed.")
+    percent["confidence"] = 85
+    record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": percent}, scripted_settings)
+    assert record.verdict.confidence == 0.85

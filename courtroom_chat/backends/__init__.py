@@ -61,7 +61,7 @@ class PlannedBackend:
         self.name = spec.backend
         self.model = spec.model or spec.backend
         self.accepts_temperature, self.price_provider = TRAITS.get(spec.backend, (True, None))
-        self.quote_choices = spec.backend in ("local", "ollama")
+        self.constrained_decoding = spec.backend in ("local", "ollama")
         self.context_window = {
             "local": settings.local.n_ctx,
             "ollama": settings.ollama.num_ctx,

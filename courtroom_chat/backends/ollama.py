@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class OllamaBackend:
     name = "ollama"
     accepts_temperature, price_provider = TRAITS["ollama"]
-    quote_choices = True  # Ollama decodes under a grammar: exhibit quotes are chosen from the evidence
+    constrained_decoding = True  # Ollama decodes under a grammar built from the JSON schema
 
     def __init__(self, spec: ModelSpec, settings: Settings) -> None:
         if ollama is None:

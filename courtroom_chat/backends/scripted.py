@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..case import motion_from
 from ..errors import BackendError, ConfigError
 from ..records import Usage
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
@@ -30,18 +31,6 @@ _SIGNAL = re.compile(
     r"never|always|slow|fast|secure|security|test|passed|users?|latency|revenue|deprecated",
     re.IGNORECASE,
 )
-
-
-def motion_from(question: str) -> str:
-    """'Should I publish this essay now?' -> 'publish this essay now'."""
-    q = question.strip().rstrip("?").strip()
-    m = re.match(r"(?i)^(should|shall|can|could|may|must|do)\s+(i|we|you|they|our team)\s+(.+)$", q)
-    if m:
-        return m.group(3)
-    m = re.match(r"(?i)^is\s+(.+?)\s+(ready.*)$", q)
-    if m:
-        return f"treat {m.group(1)} as {m.group(2)}"
-    return f"go ahead ({q})"
 
 
 def _candidate_quotes(documents: list[Any], limit: int) -> list[tuple[str, str]]:

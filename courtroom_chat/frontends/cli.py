@@ -288,6 +288,37 @@ def feedback(
     _console(stderr=False).print(f"feedback '{rating}' stored on run {record.run_id}")
 
 
+@app.command()
+@guarded
+def models(
+    verify: bool = typer.Option(False, "--verify", help="Re-hash assembled weights against the official sha256."),
+    assemble: str | None = typer.Option(None, "--assemble", help="Assemble this model's weights now (e.g. qwen2.5-coder-0.5b)."),
+) -> None:
+    """List the embedded local models: present, missing, verified."""
+    from rich.table import Table
+
+    from ..backends import local_models
+    from ..backends.local import _stderr_progress
+    from ..errors import InputError
+
+    if assemble:
+        if assemble not in local_models.CATALOG:
+            raise InputError(f"unknown local model '{assemble}'; use one of {', '.join(local_models.CATALOG)}")
+        entry = local_models.CATALOG[assemble]
+        path = local_models.assemble(entry, progress=_stderr_progress(entry.id))
+        _console().print(f"{entry.id}: verified at {path}")
+    table = Table(title=f"local models in {local_models.models_dir()}")
+    table.add_column("model", no_wrap=True)
+    table.add_column("state")
+    table.add_column("size", justify="right")
+    table.add_column("pip extra")
+    table.add_column("detail")
+    for entry in local_models.CATALOG.values():
+        st = local_models.status(entry, rehash=verify)
+        table.add_row(st.id, st.state, f"{st.size / 1e6:,.0f} MB", st.extra, st.detail or st.path)
+    _console(stderr=False).print(table)
+
+
 @config_app.command("init")
 @guarded
 def config_init(

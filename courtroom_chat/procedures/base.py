@@ -345,27 +345,23 @@ class Court:
         ))
 
 
-def refine_schema(wire: type[BaseModel], *, min_length: dict[str, int] | None = None,
-                  enum: dict[str, list[str]] | None = None) -> dict[str, Any]:
+def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The wire model's JSON schema with decoding constraints added.
 
-    Keys name a field as ``"field"`` (top level) or ``"Model.field"`` (a nested model). Backends
-    that decode under a grammar (llama.cpp, Ollama) enforce them token by token; others may
-    ignore them, and the procedure's own rules still check the reply.
+    ``constraints`` maps a field, ``"field"`` (top level) or ``"Model.field"`` (a nested
+    model), to JSON-schema keywords: ``{"exhibits": {"maxItems": 3}, "ExhibitReply.harm":
+    {"minLength": 40}}``. Keywords with an empty or None value are left out. Backends that
+    decode under a grammar (llama.cpp, Ollama) enforce them token by token, which keeps
+    small models concise and well-formed; others may ignore them. Replies are still
+    validated against the permissive wire model, and the procedure's rules still apply.
     """
     schema = wire.model_json_schema()
-
-    def field(key: str) -> dict[str, Any]:
+    for key, keywords in constraints.items():
         model, _, name = key.rpartition(".")
         holder = schema["$defs"][model] if model else schema
-        return holder["properties"][name]
-
-    for key, n in (min_length or {}).items():
-        if n > 0:
-            field(key)["minLength"] = n
-    for key, values in (enum or {}).items():
-        if values:
-            field(key)["enum"] = values
+        prop = holder["properties"][name]
+        target = schema["$defs"][prop["$ref"].rsplit("/", 1)[1]] if "$ref" in prop else prop
+        target.update({k: v for k, v in keywords.items() if v not in (None, [], "")})
     return schema
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from ..case import motion_from
 from ..cost import estimate_cost
 from ..errors import BackendError, BudgetExceeded, RoleOutputError
 from ..events import AgentFinished, ExhibitChecked, PromptPlanned, TallyUpdated, VerdictReached
@@ -119,6 +120,18 @@ class JudgeReply(BaseModel):
     def _decision(cls, v: Any) -> Any:
         return _label(v, _RULINGS)
 
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _percent(cls, v: Any) -> Any:
+        """70 or "70%" means 0.7: models often answer in percent (grammars do not bound numbers)."""
+        if isinstance(v, str):
+            v = v.strip().rstrip("%")
+        try:
+            number = float(v)
+        except (TypeError, ValueError):
+            return v
+        return number / 100 if 1 < number <= 100 else number
+
 
 VOTE_WORDS = {"act": "guilty", "do not act": "not_guilty", "abstain": "abstain"}
 DECISION_WORDS = {"act": "guilty", "do not act": "not_guilty", "dismiss": "dismissed"}
@@ -148,6 +161,21 @@ def filed_text(case_exhibits: list[Any]) -> str:
              f"{len(case_exhibits)}. Do not repeat them; add your own."]
     lines += [f'{i}. "{e.source_quote}"' for i, e in enumerate(case_exhibits, 1)]
     return "\n".join(lines) + "\n"
+
+
+NEGATIVE = re.compile(r"(?i)^\s*(?:no\b|not\b|do not|don't|never|avoid|reject|decline|hold off|wait|postpone|delay)")
+
+
+def answer_conflict(decision: str, phrase: str, motion: str) -> str:
+    """Why a plain answer contradicts its decision ('' when it does not)."""
+    phrase = re.sub(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*", "", phrase).strip()
+    if decision == "guilty" and NEGATIVE.match(phrase):
+        return f'you decided "act" but the answer "{phrase}" says not to; state what to do to act'
+    core = " ".join(_key_terms(motion))
+    if decision == "not_guilty" and not NEGATIVE.match(phrase) and core and \
+            _key_terms(phrase) >= _key_terms(motion):
+        return f'you decided "do not act" but the answer "{phrase}" repeats the motion; say what to do instead'
+    return ""
 
 
 def plain_answer(decision: str, phrase: str) -> str:
@@ -235,25 +263,42 @@ class DecisionCourt:
 
     def prosecutor_prompt(self, court: Court) -> str:
         v = court.settings.validation
-        return render("prosecutor", filed=filed_text(court.case.evidence),
+        return render("prosecutor", filed=filed_text(court.case.evidence), motion_hint=motion_from(court.case.question),
                       max_exhibits=court.settings.parameters.max_exhibits, min_harm_words=max(v.min_harm_words, 1))
 
-    def defense_prompt(self, motion: str, case_statement: str, harm_analysis: str, exhibits: str) -> str:
-        return render("defense", motion=motion, case_statement=case_statement, harm_analysis=harm_analysis,
-                      exhibits=exhibits)
+    def prosecution_text(self, prosecution: Prosecution | None, admitted: list[Exhibit] | None = None) -> str:
+        """The prosecution as the defense reads it, and as it opens the jurors' and judge's record.
 
-    def juror_prompt(self, court: Court, number: int, persona: str, motion: str, case_statement: str,
-                     exhibits: str, defense: dict[str, str]) -> str:
-        return render("juror", number=number, size=court.settings.parameters.jury_size, persona=persona,
-                      motion=motion, case_statement=case_statement, exhibits=exhibits,
-                      min_words=max(court.settings.validation.min_juror_words, 1), **defense)
+        It is the same text in every later prompt, so the prompt cache carries it forward."""
+        if prosecution is None:  # dry run
+            return render("prosecution", motion="[the prosecutor's motion]", case_statement="[the prosecutor's case statement]",
+                          harm_analysis="[the prosecutor's harm analysis]",
+                          exhibits="[the admitted exhibits, numbered, each with its verified quote, location and harm]")
+        return render("prosecution", motion=prosecution.motion, case_statement=prosecution.case_statement,
+                      harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
 
-    def judge_prompt(self, motion: str, case_statement: str, exhibits: str, excluded: str, defense: dict[str, str],
-                     tally: str, jury_reasons: str, split: bool) -> str:
-        hint = " The jury was split: say how you weighed the minority's view." if split else ""
-        return render("judge", motion=motion, case_statement=case_statement, exhibits=exhibits, excluded=excluded,
-                      counter_argument=defense["counter_argument"], alternative=defense["alternative"],
-                      tally=tally, jury_reasons=jury_reasons, split_hint=hint)
+    def defense_prompt(self, prosecution_text: str, motion: str) -> str:
+        return render("defense", prosecution=prosecution_text, motion=motion)
+
+    def trial_record(self, prosecution_text: str, defense: Defense | None) -> str:
+        """The trial so far, identical for every juror and the judge, so it is read once and cached."""
+        if defense is None:  # dry run
+            return render("record", prosecution=prosecution_text, counter_argument="[the defense's counter-argument]",
+                          challenges="[the defense's challenge to each exhibit]",
+                          harm_dispute="[the defense's harm dispute]", alternative="[the defense's alternative]")
+        challenges = "\n".join(f"{c.exhibit}. ({c.effect}) {c.challenge}" for c in defense.exhibit_challenges)
+        return render("record", prosecution=prosecution_text, counter_argument=defense.counter_argument,
+                      challenges=challenges or "(none: no exhibit was admitted)", harm_dispute=defense.harm_dispute,
+                      alternative=defense.alternative)
+
+    def juror_prompt(self, court: Court, number: int, persona: str, motion: str, record: str) -> str:
+        return render("juror", record=record, number=number, size=court.settings.parameters.jury_size,
+                      persona=persona, motion=motion, min_words=max(court.settings.validation.min_juror_words, 1))
+
+    def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool) -> str:
+        hint = " The jury was split: say how you weighed the minority." if split else ""
+        return render("judge", record=record, excluded=excluded, tally=tally, jury_reasons=jury_reasons,
+                      split_hint=hint)
 
     # ---------------------------------------------------------------- stage 1: prosecution
 
@@ -289,9 +334,17 @@ class DecisionCourt:
                     )))
             return problems
 
-        choices = quote_choices(court.case.context) if getattr(agent.backend, "quote_choices", False) else []
-        schema = refine_schema(ProsecutorReply, enum={"ExhibitReply.source_quote": choices},
-                               min_length={"ExhibitReply.harm": v.min_harm_words * 5})
+        choices = quote_choices(court.case.context) if getattr(agent.backend, "constrained_decoding", False) else []
+        room = max(0, p.max_exhibits - len(filed))
+        schema = refine_schema(ProsecutorReply, {
+            "motion": {"maxLength": 100},
+            "case_statement": {"maxLength": 220},
+            "exhibits": {"minItems": 1 if court.case.context and room and not filed else None, "maxItems": room},
+            "ExhibitReply.source_quote": {"enum": choices},
+            "ExhibitReply.target_quote": {"maxLength": 80},
+            "ExhibitReply.harm": {"minLength": v.min_harm_words * 5, "maxLength": max(130, v.min_harm_words * 10)},
+            "harm_analysis": {"maxLength": 150},
+        })
         async with court.stage("prosecution", "Prosecution", [(agent, prompt)]) as stage:
             answer = await court.ask(
                 agent, prompt, ProsecutorReply, check=check, schema=schema,
@@ -350,8 +403,7 @@ class DecisionCourt:
     async def defend(self, court: Court, prosecution: Prosecution) -> Defense:
         agent = self._agent(court, "defense")
         admitted = self.admitted(court, prosecution)
-        prompt = self.defense_prompt(prosecution.motion, prosecution.case_statement, prosecution.harm_analysis,
-                                     exhibits_text(admitted))
+        prompt = self.defense_prompt(self.prosecution_text(prosecution, admitted), prosecution.motion)
         core = _key_terms(f"{prosecution.motion} {prosecution.case_statement}")
 
         def check(reply: DefenseReply) -> list[Problem]:
@@ -378,9 +430,18 @@ class DecisionCourt:
                 )))
             return problems
 
+        numbers = [e.number for e in admitted]
+        schema = refine_schema(DefenseReply, {
+            "counter_argument": {"maxLength": 260},
+            "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
+            "ChallengeReply.exhibit": {"enum": numbers},
+            "ChallengeReply.challenge": {"maxLength": 120},
+            "harm_dispute": {"maxLength": 140},
+            "alternative": {"maxLength": 120},
+        })
         async with court.stage("defense", "Defense", [(agent, prompt)]) as stage:
             answer = await court.ask(
-                agent, prompt, DefenseReply, check=check,
+                agent, prompt, DefenseReply, check=check, schema=schema,
                 inputs={"motion": prosecution.motion, "exhibits": [e.model_dump(mode="json") for e in admitted]},
             )
             court.settle(agent, answer)
@@ -399,18 +460,13 @@ class DecisionCourt:
 
     # ---------------------------------------------------------------- stage 3: jury
 
-    def _defense_view(self, defense: Defense) -> dict[str, str]:
-        return {"counter_argument": defense.counter_argument, "harm_dispute": defense.harm_dispute,
-                "alternative": defense.alternative}
-
     async def deliberate(self, court: Court, prosecution: Prosecution, defense: Defense) -> Jury:
         p, v = court.settings.parameters, court.settings.validation
         admitted = self.admitted(court, prosecution)
-        exhibits = exhibits_text(admitted, defense)
-        view = self._defense_view(defense)
+        record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
-        prompts = {a.name: self.juror_prompt(court, n, a.persona, prosecution.motion, prosecution.case_statement,
-                                             exhibits, view) for n, a in enumerate(agents, 1)}
+        prompts = {a.name: self.juror_prompt(court, n, a.persona, prosecution.motion, record)
+                   for n, a in enumerate(agents, 1)}
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
                   for n, a in enumerate(agents, 1)]
 
@@ -429,7 +485,15 @@ class DecisionCourt:
                 ))]
             return []
 
-        schema = refine_schema(JurorReply, min_length={"reasoning": int(v.min_juror_words * 6.5)})
+        grammar = bool(agents) and getattr(agents[0].backend, "constrained_decoding", False)
+        low, high = v.min_juror_words + 2, max(v.min_juror_words + 40, int(v.min_juror_words * 1.8))
+        schema = refine_schema(JurorReply, {
+            # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
+            # (llama.cpp's converter supports anchored patterns and literal classes, not \\s in a class)
+            "reasoning": {"pattern": f'^([^"\\\\ ]+ ){{{low - 1},{high - 1}}}[^"\\\\ ]+$'}
+            if grammar and v.min_juror_words else
+            {"minLength": int(v.min_juror_words * 6.5), "maxLength": max(500, v.min_juror_words * 10)},
+        })
 
         async def sit(agent: Agent, juror: Juror) -> None:
             try:
@@ -472,11 +536,12 @@ class DecisionCourt:
         excluded = [e for e in prosecution.exhibits if e not in admitted]
         split = not jury.unanimous()
         agent = self._agent(court, "judge")
+        record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
         prompt = self.judge_prompt(
-            prosecution.motion, prosecution.case_statement, exhibits_text(admitted, defense),
-            (f"Excluded, not verified in the evidence: exhibit {', '.join(str(e.number) for e in excluded)}.\n"
+            record,
+            (f"\nExcluded, not verified in the evidence: exhibit {', '.join(str(e.number) for e in excluded)}.\n"
              if excluded else ""),
-            self._defense_view(defense), self._tally_text(jury), self._jury_reasons(jury), split,
+            self._tally_text(jury), self._jury_reasons(jury), split,
         )
         if not jury.proceeds_to_judge:
             async with court.stage("judge", "Judge") as stage:
@@ -510,9 +575,20 @@ class DecisionCourt:
                 problems.append(Problem("judge_answer", "give the plain answer as a short phrase"))
             return problems
 
+        text = r'[^"\\]'  # any character of a JSON string but a quote or an escape
+        on_jury = " The jury was split " if split else " The jury "
+        grammar = getattr(agent.backend, "constrained_decoding", False)
+        schema = refine_schema(JudgeReply, {
+            # Under a grammar, the reasoning names both sides and the jury, in that order.
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,150}} The defense {text}{{10,150}}{on_jury}{text}{{5,110}}$"}
+            if grammar else {"maxLength": 1200},
+            "answer": {"maxLength": 100},
+            "rationale": {"maxLength": 120},
+            "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", "minLength": 8, "maxLength": 110}},
+        })
         async with court.stage("judge", "Judge") as stage:
             answer = await court.ask(
-                agent, prompt, JudgeReply, check=check,
+                agent, prompt, JudgeReply, check=check, schema=schema,
                 inputs={"motion": prosecution.motion, "alternative": defense.alternative, "unanimous": not split,
                         "tally": {"guilty": jury.guilty_count, "not_guilty": jury.not_guilty_count,
                                   "abstain": jury.abstain_count}},
@@ -521,10 +597,18 @@ class DecisionCourt:
             reply = answer.value
             decision = DECISION_WORDS[reply.decision]
             score, basis = evidence_confidence(decision, jury, prosecution, defense)
+            phrase = reply.answer
+            conflict = answer_conflict(decision, phrase, prosecution.motion)
+            if conflict or not phrase.strip():
+                # Never show an answer that contradicts the decision: build it from the decision instead.
+                phrase = {"guilty": prosecution.motion, "not_guilty": f"do not {prosecution.motion}",
+                          "dismissed": "the evidence does not decide it"}[decision]
+                court.warn("judge", "judge_answer", f"{conflict or 'the answer was empty'}; the plain answer "
+                           f"was built from the decision instead")
             verdict = Verdict(
                 decision=decision, reasoning=reply.reasoning, rationale=reply.rationale,
                 actions=[a.strip() for a in reply.actions if a.strip()], confidence=reply.confidence,
-                answer=plain_answer(decision, reply.answer), evidence_confidence=score, evidence_basis=basis,
+                answer=plain_answer(decision, phrase), evidence_confidence=score, evidence_basis=basis,
                 decided_by="judge",
             )
             court.emit(AgentFinished(stage="judge", agent="judge", output=verdict.model_dump(mode="json"),
@@ -545,7 +629,7 @@ class DecisionCourt:
         lines = []
         for j in jury.jurors:
             if j.status == "voted":
-                first = re.split(r"(?<=[.!?])\s", j.reasoning.strip(), maxsplit=1)[0][:240]
+                first = re.split(r"(?<=[.!?])\s", j.reasoning.strip(), maxsplit=1)[0][:90]
                 label = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain"}[j.vote or "abstain"]
                 lines.append(f"- Juror {j.number} ({label}): {first}")
         return "\n".join(lines)
@@ -578,23 +662,19 @@ class DecisionCourt:
     async def plan(self, court: Court) -> None:
         """Every role's exact prompt, with placeholders where earlier stages would write."""
         motion = "[the prosecutor's motion]"
-        statement = "[the prosecutor's case statement]"
-        exhibits = "[the admitted exhibits, numbered, each with its verified quote, location and harm]"
-        exhibits_challenged = "[the admitted exhibits, each with the defense's challenge]"
-        defense = {"counter_argument": "[the defense's counter-argument]",
-                   "harm_dispute": "[the defense's harm dispute]", "alternative": "[the defense's alternative]"}
         p = court.settings.parameters
+        prosecution = self.prosecution_text(None)
         plans: list[tuple[str, Agent, str]] = [
             ("prosecution", self._agent(court, "prosecutor"), self.prosecutor_prompt(court)),
-            ("defense", self._agent(court, "defense"),
-             self.defense_prompt(motion, statement, "[the prosecutor's harm analysis]", exhibits)),
+            ("defense", self._agent(court, "defense"), self.defense_prompt(prosecution, motion)),
         ]
+        record = self.trial_record(prosecution, None)
         for n in range(1, p.jury_size + 1):
             a = self._agent(court, "juror", n)
-            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, statement, exhibits_challenged, defense)))
+            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, record)))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
-            motion, statement, exhibits_challenged, "[any exhibits excluded as unverified]\n", defense,
-            "[the jury's tally]", "[one line of reasoning per juror]", p.jury_size > 1)))
+            record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
+            "[one line of reasoning per juror]", p.jury_size > 1)))
         for stage, agent, prompt in plans:
             request = court.request(agent, prompt, JudgeReply, {})
             messages = request.messages()

