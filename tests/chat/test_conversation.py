@@ -1,0 +1,177 @@
+"""Gathering a case: uploads, pasted text, asking for what is missing, settings, dry run."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom_chat.config import Settings
+from courtroom_chat.errors import ConfigError
+from courtroom_chat.frontends.chat_inputs import PER_ROLE, apply_values, settings_values, split_message
+from tests.chat.conftest import LOG, QUESTION, stored_records
+
+
+def asks(ui):
+    return [c.args[1] for c in ui.session.emit_call.call_args_list if c.args[0] == "ask"]
+
+
+async def test_rejected_uploads_are_named_with_their_reason_and_the_rest_is_used(chat, court_config, runs_dir):
+    court_config("[limits]\nmax_file_bytes = 2000\n")
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION, [
+            chat.upload("notes.md", data=b"# Notes\n\nThe release must wait for the security review to finish.\n"),
+            chat.upload("photo.png", data=b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64), mime="image/png"),
+            chat.upload("huge.log", data=b"x" * 5000),
+            chat.upload("odd.txt", data=b"caf\xe9 \x81\x8d au lait"),
+        ])
+
+    rejection = ui.errors()[0]
+    assert rejection.startswith("**Not accepted as evidence:**")
+    assert "- photo.png looks like a binary file" in rejection
+    assert "- huge.log is 5 kB, over the 2 kB limit" in rejection
+    assert "- odd.txt is not UTF-8 text (invalid byte at position 3)" in rejection
+    [record] = stored_records(runs_dir)
+    assert [d.name for d in record.case.context] == ["notes.md"]
+    assert ui.verdicts()
+
+
+async def test_files_past_the_count_limit_are_named(chat, court_config, runs_dir):
+    court_config("[limits]\nmax_files = 2\n")
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION, [chat.upload(f"note-{i}.txt", data=f"Note {i}: the deploy must wait.".encode())
+                                   for i in range(1, 4)])
+
+    assert "- note-3.txt was not read: a case takes at most 2 evidence files" in ui.errors()[0]
+    [record] = stored_records(runs_dir)
+    assert [d.name for d in record.case.context] == ["note-1.txt", "note-2.txt"]
+
+
+async def test_pasted_text_under_the_question_is_evidence(chat, runs_dir):
+    pasted = "Release checklist\n- security review: pending\n- load test: passed with 2% errors"
+    async with chat.context(chat.session()) as ui:
+        await chat.send(f"{QUESTION}\n\n{pasted}")
+
+    [record] = stored_records(runs_dir)
+    [doc] = record.case.context
+    assert doc.name == "pasted-1.txt" and doc.kind == "pasted" and doc.text == pasted
+    assert record.case.question == QUESTION
+    assert not asks(ui) and ui.verdicts()
+
+
+async def test_evidence_first_then_the_court_asks_for_the_question(chat, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        await chat.send("", [chat.upload("test-log.txt", LOG)])
+        assert ui.texts()[-1] == ("Evidence received: test-log.txt. Now ask the yes/no question the court "
+                                  "should decide.")
+        assert not stored_records(runs_dir)
+        await chat.send(QUESTION)
+
+    [record] = stored_records(runs_dir)
+    assert record.case.question == QUESTION and [d.name for d in record.case.context] == ["test-log.txt"]
+
+
+async def test_a_question_alone_asks_for_evidence_and_may_proceed_without(chat, runs_dir):
+    session = chat.session()
+    session.emit_call.return_value = {"name": "proceed", "payload": {}, "label": "Proceed on the question alone"}
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION)
+
+    [ask] = asks(ui)
+    assert ask["spec"]["type"] == "action" and "No evidence is attached" in ask["msg"]["output"]
+    [record] = stored_records(runs_dir)
+    assert record.case.context == [] and record.status == "complete"
+    assert ui.verdicts()
+
+
+async def test_a_question_alone_can_get_files_through_the_upload_prompt(chat, runs_dir):
+    session = chat.session()
+    session.files["f1"] = {"id": "f1", "path": LOG, "name": "test-log.txt", "type": "text/plain", "size": 10}
+    session.emit_call.side_effect = [
+        {"name": "attach", "payload": {}, "label": "📎 Attach evidence"},
+        [{"id": "f1"}],
+    ]
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION)
+
+    action_ask, file_ask = asks(ui)
+    assert file_ask["spec"]["type"] == "file"
+    assert "text/*" in file_ask["spec"]["accept"] and file_ask["spec"]["max_files"] == 10
+    [record] = stored_records(runs_dir)
+    assert [d.name for d in record.case.context] == ["test-log.txt"]
+
+
+async def test_no_answer_to_the_evidence_prompt_starts_no_trial(chat, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION)  # emit_call returns None: the prompt timed out
+
+    assert not stored_records(runs_dir) and not ui.verdicts()
+    assert ui.texts()[-1].startswith("No evidence arrived, so no trial yet.")
+
+
+async def test_settings_panel_changes_the_next_trial(chat, runs_dir):
+    session = chat.session()
+    async with chat.context(session) as ui:
+        await chat.module.start()
+        [panel] = [data for name, data in ui.calls if name == "chat_settings"]
+        assert {w["id"] for w in panel} >= {"preset", "model_judge", "jury_size", "jury_threshold",
+                                           "juror_temperature_min", "juror_temperature_max", "budget_usd", "dry_run"}
+        values = {**session.chat_settings, "jury_size": 3, "jury_threshold": 2, "juror_temperature_min": 0.5,
+                  "juror_temperature_max": 0.9}
+        session.chat_settings = values
+        await chat.module.settings_update(values)
+        assert ui.texts()[-1].startswith("Settings saved. Next trial:")
+        await chat.send(QUESTION, [chat.upload("test-log.txt", LOG)])
+
+    [record] = stored_records(runs_dir)
+    assert record.jury.seated == 3 and record.jury.threshold == 2
+    assert [j.temperature for j in record.jury.jurors] == [0.5, 0.7, 0.9]
+    assert len(ui.children(ui.step("Jury"))) == 3
+
+
+async def test_invalid_settings_are_refused_with_the_reason(chat):
+    async with chat.context(chat.session()) as ui:
+        await chat.module.settings_update({"jury_size": 3, "jury_threshold": 4})
+        await chat.module.settings_update({"preset": PER_ROLE, "model_judge": "gpt:4"})
+
+    bad_size, bad_model = ui.errors()
+    assert "jury_threshold (4) is larger than jury_size (3)" in bad_size
+    assert "unknown backend 'gpt' in 'gpt:4'" in bad_model
+
+
+async def test_dry_run_shows_every_prompt_and_calls_no_model(chat, backend_factory, runs_dir):
+    opened = []
+
+    def never(spec, settings):
+        opened.append(spec)
+        raise AssertionError("a dry run must not open a backend")
+
+    backend_factory(never)
+    session = chat.session()
+    session.chat_settings = {"dry_run": True, "jury_size": 3, "jury_threshold": 2}
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION, [chat.upload("test-log.txt", LOG)])
+
+    assert opened == []
+    names = [s["name"] for s in ui.steps()]
+    assert names == ["Prompt · prosecutor", "Prompt · defense", "Prompt · juror-1", "Prompt · juror-2",
+                     "Prompt · juror-3", "Prompt · judge"]
+    prosecutor = ui.step("Prompt · prosecutor")["output"]
+    assert "tokens in" in prosecutor and "<<<EVIDENCE 1: test-log.txt" in prosecutor
+    assert ui.texts()[-1].startswith("**Dry run:** 6 prompts") and "No model was called." in ui.texts()[-1]
+    assert not ui.verdicts() and stored_records(runs_dir) == []
+
+
+def test_the_first_line_is_the_question_and_the_rest_is_evidence():
+    assert split_message("Should I ship?\n\nlog: 3 failures") == ("Should I ship?", "log: 3 failures")
+    assert split_message("ship it") == ("ship it", None)
+    assert split_message("line one of a log\nline two") == (None, "line one of a log\nline two")
+    assert split_message("  ") == (None, None)
+
+
+def test_panel_values_round_trip_to_settings():
+    base = Settings().with_backend("scripted")
+    values = settings_values(base)
+    assert apply_values(base, values) == base
+    claude = apply_values(base, {**values, "preset": "Claude (Anthropic API)", "budget_usd": "0.5"})
+    assert str(claude.model_for("judge")) == "anthropic:claude-sonnet-4-6" and claude.budget.max_usd == 0.5
+    with pytest.raises(ConfigError, match="jury size must be a number"):
+        apply_values(base, {"jury_size": "many"})

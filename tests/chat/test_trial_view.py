@@ -1,0 +1,135 @@
+"""A whole trial through the chat handlers: stages, exhibits, jurors, tally, verdict, cost."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from courtroom_chat import render
+from courtroom_chat.store import RunStore
+
+CASES = Path(__file__).resolve().parents[2] / "cases"
+DIFF = CASES / "code-commit" / "pr-214.diff"
+LOG = CASES / "code-commit" / "test-log.txt"
+QUESTION = "Should I merge PR #214 (retry with backoff for the HTTP client) now?"
+
+
+def only_record(runs_dir):
+    rows = RunStore(runs_dir).list()
+    assert len(rows) == 1, rows
+    return RunStore(runs_dir).load(rows[0]["run_id"])
+
+
+async def test_trial_shows_four_stages_exhibits_jurors_and_the_verdict(chat, runs_dir):
+    session = chat.session()
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION, [chat.upload("pr-214.diff", DIFF), chat.upload("test-log.txt", LOG)])
+
+    record = only_record(runs_dir)
+    assert record.status == "complete"
+    assert [d.name for d in record.case.context] == ["pr-214.diff", "test-log.txt"]
+
+    top = [s["name"] for s in ui.steps() if s.get("parentId") is None]
+    assert top == ["Prosecution", "Defense", "Jury", "Judge"]
+    assert all(s.get("end") for s in ui.steps()), "every step is closed when the trial ends"
+
+    prosecution = ui.step("Prosecution")
+    assert prosecution["output"].startswith(f"**Motion:** {record.prosecution.motion}")
+    exhibits = ui.children(prosecution)
+    assert [e["name"] for e in exhibits] == [render.exhibit_title(e.model_dump(mode="json"))
+                                             for e in record.prosecution.exhibits]
+    for shown, exhibit in zip(exhibits, record.prosecution.exhibits, strict=True):
+        assert f"> {exhibit.source_quote}" in shown["output"]
+        assert exhibit.harm in shown["output"]
+        if exhibit.verified:
+            loc = exhibit.location
+            assert "✅" in shown["name"] and f"`{loc.document}:{loc.line_start}" in shown["output"]
+
+    defense = ui.step("Defense")["output"]
+    for challenge in record.defense.exhibit_challenges:
+        assert f"**Exhibit {challenge.exhibit}** ({challenge.effect}): {challenge.challenge}" in defense
+
+    jury = ui.step("Jury")
+    jurors = ui.children(jury)
+    assert [j["name"] for j in jurors] == [render.juror_title(j.model_dump(mode="json")) for j in record.jury.jurors]
+    for shown, juror in zip(jurors, record.jury.jurors, strict=True):
+        assert juror.persona in shown["output"] and juror.reasoning in shown["output"]
+        assert f"temperature {juror.temperature:.2f}" in shown["output"]
+    assert jury["output"] == f"**Tally (act–do not act):** {record.jury.split()}"
+
+    assert record.verdict.reasoning in ui.step("Judge")["output"]
+
+    [verdict] = ui.verdicts()
+    assert verdict["output"].startswith(f"## {record.verdict.answer}")
+    assert verdict["metadata"]["run_id"] == record.run_id
+    assert f"**Decision:** {render.DECISION_LABEL[record.verdict.decision]}" in verdict["output"]
+    assert f"**Jury:** {record.jury.split()}" in verdict["output"]
+    assert "**This trial:** $0 — prosecutor $0, defense $0, juror $0, judge $0" in verdict["output"]
+    assert "**This session:** $0" in verdict["output"]
+    assert "<details>" not in verdict["output"], "the chat shows no raw HTML"
+    assert {a["name"] for a in ui.actions() if a["forId"] == verdict["id"]} == {"export", "rerun", "show_prompts"}
+    assert not ui.errors()
+
+
+async def test_text_streams_and_jurors_deliberate_concurrently(chat, monkeypatch):
+    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "40")
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION, [chat.upload("pr-214.diff", DIFF)])
+
+    ids = {s["id"]: s["name"] for s in ui.steps()}
+    tokens = [ids[data["id"]] for name, data in ui.calls if name == "stream_token"]
+    assert any(n == "Prosecution" for n in tokens), "the prosecutor's text streams into its step"
+    juror_tokens = [n for n in tokens if n.startswith("Juror")]
+    first_switch = next(i for i, n in enumerate(juror_tokens) if n != juror_tokens[0])
+    assert juror_tokens[0] in juror_tokens[first_switch:], "jurors' tokens interleave: they deliberate at once"
+
+    jury = ui.step("Jury")
+    tallies = [u["output"] for u in ui.updates_of(jury["id"])]
+    assert "deliberating" in tallies[0]
+    partial = [t for t in tallies if re.search(r"\(\d deliberating\)", t) and not t.endswith("(5 deliberating)")]
+    assert partial, "the tally shows while jurors are still deliberating"
+
+
+async def test_unverified_exhibit_shows_nearest_passage_and_warning(chat, court_config, tmp_path):
+    script = tmp_path / "script.json"
+    real = "FAILED tests/test_http.py::test_retry_after_http_date - ValueError: could not convert string to float"
+    script.write_text(json.dumps({"prosecutor": {
+        "motion": "merge PR #214 now",
+        "case_statement": "The retry logic is ready and the failing test is unrelated to the change itself.",
+        "exhibits": [
+            {"source_quote": real, "harm": "Without the fix the checkout keeps failing under rate limits for users."},
+            {"source_quote": "FAILED tests/test_http.py::test_retry_after_seconds - ValueError: bad float",
+             "harm": "Leaving the retry path broken makes every rate-limited request fail for customers."},
+        ],
+        "harm_analysis": "Not merging leaves the client without backoff during incidents.",
+    }}), encoding="utf-8")
+    court_config(f'[scripted]\nscript = "{script}"\n')
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION, [chat.upload("test-log.txt", LOG)])
+
+    first, second = ui.children(ui.step("Prosecution"))
+    assert first["name"] == "Exhibit 1 · ✅ verified"
+    assert "**✅ Verified** at `test-log.txt:" in first["output"]
+    assert second["name"] == "Exhibit 2 · ❌ unverified"
+    assert "**❌ Unverified**: not found in the evidence. Nearest passage" in second["output"]
+    assert "`test-log.txt:" in second["output"]
+    assert "⚠️ exhibit 2 could not be verified" in ui.step("Prosecution")["output"]
+    [verdict] = ui.verdicts()
+    assert "**Warnings:**" in verdict["output"] and "exhibit 2 could not be verified" in verdict["output"]
+
+
+async def test_costs_by_role_for_the_trial_and_the_session(chat, priced_backend, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION, [chat.upload("pr-214.diff", DIFF)])
+        await chat.send("Should I merge it after the weekend?", [chat.upload("test-log.txt", LOG)])
+
+    store = RunStore(runs_dir)
+    first, second = sorted((store.load(r["run_id"]) for r in store.list()), key=lambda r: r.started_at)
+    assert first.cost_usd > 0 and second.cost_usd > 0
+    one, two = (v["output"] for v in ui.verdicts())
+    assert render.cost_lines(first.cost_by_role(), first.cost_usd)[0] in one
+    assert render.cost_lines(first.cost_by_role(), first.cost_usd, label="This session")[0] in one
+    assert render.cost_lines(second.cost_by_role(), second.cost_usd)[0] in two
+    both = {role: round(first.cost_by_role()[role] + second.cost_by_role()[role], 6) for role in first.cost_by_role()}
+    assert render.cost_lines(both, round(first.cost_usd + second.cost_usd, 6), label="This session")[0] in two
