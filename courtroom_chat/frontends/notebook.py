@@ -1,0 +1,339 @@
+"""The court in a Jupyter notebook: ``Courtroom()`` is a form, a live trial and its verdict.
+
+    from courtroom_chat.notebook import Courtroom
+    court = Courtroom("cases/essay-publish.json", backend="scripted")
+    court                        # the form; press Run
+    court.result                 # the RunRecord once the run ends
+    Courtroom.show(run_id)       # any stored run, drawn again from its events
+
+The run is an asyncio task on the kernel's own loop, so the kernel stays free while the
+court sits (``await court.task`` waits for it). Stop cancels the task; the engine saves the
+partial record. Errors are shown in the widget as one line, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from ..case import ACCEPTED_SUFFIXES, Case, Document, document_from_bytes, load_case, new_case, pasted_document
+from ..config import ROLES, Settings, load_settings
+from ..engine import Trial
+from ..errors import CaseError, CourtroomError
+from ..store import RunStore
+from .notebook_view import TrialView
+
+if TYPE_CHECKING:
+    from ..backends import Backend
+    from ..records import RunRecord
+
+log = logging.getLogger(__name__)
+
+PRESETS = (
+    ("config", "As configured"),
+    ("local", "Local: the embedded model, offline"),
+    ("scripted", "Scripted: no model, instant (demos, tests)"),
+    ("anthropic", "Anthropic: Claude (needs ANTHROPIC_API_KEY)"),
+    ("ollama", "Ollama: a model on your Ollama server"),
+    ("custom", "A model per role…"),
+)
+MODEL_SUGGESTIONS = ("local", "scripted", "anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5",
+                     "ollama:llama3.2")
+_FULL = widgets.Layout(width="100%")
+_STYLE = {"description_width": "120px"}
+
+
+def _open_store(store: RunStore | str | os.PathLike[str] | bool | None, settings: Settings | None = None) -> RunStore | None:
+    if isinstance(store, RunStore):
+        return store
+    if store is True or store is None:
+        return RunStore.default((settings or load_settings()).runs.dir)
+    if store is False:
+        return None
+    return RunStore(store)
+
+
+class Courtroom(widgets.VBox):
+    """The court as a widget: question, evidence and settings, Run and Stop, the trial."""
+
+    def __init__(
+        self,
+        case: Case | str | os.PathLike[str] | None = None,
+        settings: Settings | None = None,
+        *,
+        backend: str | None = None,
+        dry_run: bool = False,
+        store: RunStore | str | os.PathLike[str] | bool = True,
+        backends: dict[str, Backend] | None = None,
+        procedure: str = "decision",
+    ):
+        problems: list[str] = []
+        if settings is None:
+            try:
+                settings = load_settings()
+            except CourtroomError as exc:
+                problems.append(f"{exc} (using the built-in defaults)")
+                settings = Settings()
+        self.base_settings = settings
+        self.store = store if isinstance(store, (bool, RunStore)) else RunStore(store)
+        self.backends = backends
+        self.procedure = procedure
+        self.result: RunRecord | None = None
+        self.error: BaseException | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.trial: Trial | None = None
+        self.documents: dict[str, Document] = {}  # by name: the case's files, then uploads
+        self._filed: list[Any] = []  # exhibits filed with the case
+        question = ""
+        if case is not None:
+            try:
+                loaded = case if isinstance(case, Case) else load_case(case, limits=settings.limits)
+            except CourtroomError as exc:
+                problems.append(str(exc))
+            else:
+                question, self._filed = loaded.question, list(loaded.evidence)
+                self.documents = {d.name: d for d in loaded.context}
+
+        self.question = widgets.Textarea(value=question, rows=2, layout=_FULL, description="Question",
+                                         placeholder="A yes/no question, e.g. Should we merge PR #214 today?",
+                                         style=_STYLE)
+        self.upload = widgets.FileUpload(multiple=True, accept=",".join(ACCEPTED_SUFFIXES), description="Add files")
+        self.clear_button = widgets.Button(description="Clear files", icon="trash")
+        self.pasted = widgets.Textarea(rows=3, layout=_FULL, description="Pasted text", style=_STYLE,
+                                       placeholder="Paste text to use as evidence (optional)")
+        self.evidence = widgets.HTML()
+        self._build_settings(settings, backend, dry_run)
+        self.run_button = widgets.Button(description="Run", button_style="primary", icon="gavel")
+        self.stop_button = widgets.Button(description="Stop", icon="stop", disabled=True)
+        self.message = widgets.HTML()
+        self.view = TrialView()
+        self.accordion, self.progress, self.verdict = self.view.accordion, self.view.progress, self.view.verdict
+
+        self.upload.observe(self._on_upload, names="value")
+        self.clear_button.on_click(self._on_clear)
+        self.run_button.on_click(self._on_run)
+        self.stop_button.on_click(self._on_stop)
+        super().__init__(children=[
+            widgets.HTML("<b>⚖ Courtroom</b>: put a yes/no question on trial over your evidence."),
+            self.question,
+            widgets.HBox([self.upload, self.clear_button]),
+            self.evidence,
+            self.pasted,
+            self.settings_box,
+            widgets.HBox([self.run_button, self.stop_button]),
+            self.message,
+            self.view,
+        ])
+        self._show_evidence()
+        if problems:
+            self._say("\n".join(problems), error=True)
+
+    # ------------------------------------------------------------------ the form
+
+    def _build_settings(self, settings: Settings, backend: str | None, dry_run: bool) -> None:
+        p = settings.parameters
+        configured = {str(settings.model_for(r)) for r in ROLES}
+        label = dict(PRESETS)
+        options = [(f"{label['config']} ({', '.join(sorted(configured))})" if k == "config" else label[k], k)
+                   for k, _ in PRESETS]
+        preset = "config" if backend is None else backend if backend in label else "custom"
+        self.preset = widgets.Dropdown(options=options, value=preset, description="Models", style=_STYLE,
+                                       layout=widgets.Layout(width="560px"))
+        self.role_models = {
+            role: widgets.Combobox(value=backend if preset == "custom" else getattr(settings.models, role),
+                                   options=MODEL_SUGGESTIONS, ensure_option=False, description=role.capitalize(),
+                                   style=_STYLE, layout=widgets.Layout(width="560px"))
+            for role in ROLES
+        }
+        self.role_box = widgets.VBox(list(self.role_models.values()))
+        self.role_box.layout.display = None if preset == "custom" else "none"
+        self.jury_size = widgets.IntSlider(value=p.jury_size, min=1, max=25, description="Jury size", style=_STYLE)
+        self.threshold = widgets.IntSlider(value=p.jury_threshold, min=1, max=p.jury_size, style=_STYLE,
+                                           description="Threshold", tooltip="votes to act needed to reach the judge")
+        self.temperatures = widgets.FloatRangeSlider(
+            value=(p.juror_temperature_min, p.juror_temperature_max), min=0.0, max=2.0, step=0.05,
+            description="Juror temps", style=_STYLE, tooltip="temperatures spread evenly across the jurors")
+        self.budget = widgets.BoundedFloatText(value=settings.budget.max_usd, min=0.0, max=10_000.0, step=0.1,
+                                               description="Budget (USD)", style=_STYLE,
+                                               tooltip="stop before a stage would pass this; 0 means no cap")
+        self.dry_run = widgets.Checkbox(value=dry_run, description="Dry run: show every prompt, call no model",
+                                        indent=False)
+        self.preset.observe(self._on_preset, names="value")
+        self.jury_size.observe(lambda change: setattr(self.threshold, "max", change["new"]), names="value")
+        box = widgets.VBox([self.preset, self.role_box, self.jury_size, self.threshold, self.temperatures,
+                            self.budget, self.dry_run])
+        self.settings_box = widgets.Accordion(children=[box], titles=("Settings",), selected_index=None)
+
+    def _on_preset(self, change: dict[str, Any]) -> None:
+        if change["new"] == "custom":
+            try:
+                current = self._model_settings(change["old"])
+            except CourtroomError:
+                current = self.base_settings
+            for role, box in self.role_models.items():
+                box.value = getattr(current.models, role)
+        self.role_box.layout.display = None if change["new"] == "custom" else "none"
+
+    def _model_settings(self, preset: str) -> Settings:
+        settings = self.base_settings
+        if preset == "custom":
+            return settings.with_overrides({"models": {r: box.value.strip() for r, box in self.role_models.items()}})
+        if preset != "config":
+            return settings.with_backend(preset)
+        return settings
+
+    def form_settings(self) -> Settings:
+        """The settings the form describes (a ``ConfigError`` if they do not validate)."""
+        lo, hi = self.temperatures.value
+        return self._model_settings(self.preset.value).with_overrides({
+            "parameters": {"jury_size": int(self.jury_size.value), "jury_threshold": int(self.threshold.value),
+                           "juror_temperature_min": float(lo), "juror_temperature_max": float(hi)},
+            "budget": {"max_usd": float(self.budget.value)},
+        })
+
+    # ------------------------------------------------------------------ evidence
+
+    def _on_upload(self, change: dict[str, Any]) -> None:
+        errors = []
+        for item in change["new"]:
+            name = str(item["name"])
+            try:
+                self.documents[name] = document_from_bytes(name, bytes(item["content"]), self.base_settings.limits)
+            except CaseError as exc:
+                errors.append(str(exc))
+        self._show_evidence()
+        self._say("\n".join(errors), error=bool(errors))
+
+    def _on_clear(self, _button: Any = None) -> None:
+        self.documents.clear()
+        self.upload.value = ()
+        self._show_evidence()
+
+    def _show_evidence(self) -> None:
+        if not self.documents:
+            self.evidence.value = "<i>No files attached: the court argues the question alone, or on pasted text.</i>"
+            return
+        items = ", ".join(f"{html.escape(d.name)} ({d.kind}, {d.lines} lines)" for d in self.documents.values())
+        self.evidence.value = f"<b>Evidence:</b> {items}"
+
+    def form_case(self, settings: Settings | None = None) -> Case:
+        """The case the form describes (a ``CaseError`` with a one-line message if it is unusable)."""
+        limits = (settings or self.base_settings).limits
+        documents = list(self.documents.values())
+        if self.pasted.value.strip():
+            documents.append(pasted_document(self.pasted.value, 1))
+        if len(documents) > limits.max_files:
+            raise CaseError(f"{len(documents)} evidence files is over the limit of {limits.max_files}; "
+                            "remove some or raise [limits] max_files in config.toml")
+        return new_case(self.question.value, documents, self._filed)
+
+    # ------------------------------------------------------------------ running
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def _on_run(self, _button: Any = None) -> None:
+        if self.running:
+            return
+        self._say("")
+        try:
+            settings = self.form_settings()
+            trial = Trial(self.form_case(settings), settings, procedure=self.procedure, store=self.store,
+                          backends=self.backends, dry_run=bool(self.dry_run.value))
+        except CourtroomError as exc:
+            self._say(str(exc), error=True)
+            return
+        except Exception as exc:  # a bug: say so in one line, keep the details in the log
+            log.debug("building the trial failed", exc_info=True)
+            self._say(f"internal error: {exc!r}", error=True)
+            return
+        self.trial, self.result, self.error = trial, None, None
+        self._set_running(True)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a plain script: no loop to share, so the run blocks until its end
+            asyncio.run(self._run(trial))
+            return
+        self.task = loop.create_task(self._run(trial))
+        self.task.add_done_callback(self._settled)
+
+    def _settled(self, task: asyncio.Task[None]) -> None:
+        """The task is over: Run comes back whatever happened, and nothing escapes as a traceback."""
+        self._set_running(False)
+        if task.cancelled():  # stopped before the task took its first step: no trial ran
+            self._say("Stopped before the trial began; nothing was run or saved.")
+        elif task.exception() is not None:  # nothing should get here: _run catches what it can
+            self.error = task.exception()
+            self._say(f"internal error: {self.error!r}", error=True)
+
+    def _on_stop(self, _button: Any = None) -> None:
+        if self.running and self.task is not None:
+            self.stop_button.disabled = True
+            self._say("Stopping…")
+            self.task.cancel()
+
+    async def _run(self, trial: Trial) -> None:
+        saved = f" (partial record saved as run {trial.run_id})" if trial.store is not None else ""
+        try:
+            async for event in trial.events():
+                self.view.handle(event)
+        except asyncio.CancelledError:  # Stop: the engine has saved the partial record
+            done = ", ".join(trial.record.stages_completed) or "none"
+            self._say(f"Stopped before the verdict; stages completed: {done}{saved}.")
+        except CourtroomError as exc:
+            self.error = exc
+            self._say(f"{exc}{saved}", error=True)
+        except Exception as exc:  # a bug: one line here, the details in the log
+            log.debug("the run failed", exc_info=True)
+            self.error = exc
+            self._say(f"internal error: {exc!r}{saved}", error=True)
+        else:
+            if trial.store is not None:
+                self._say(f"Run {trial.run_id} saved; <code>.result</code> holds its record.", markup=True)
+        finally:
+            self.result = trial.record
+            self.view.result = trial.record
+            self.view.close_from(trial.record)
+            self._set_running(False)
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.disabled = running
+        self.stop_button.disabled = not running
+
+    def _say(self, text: str, *, error: bool = False, markup: bool = False) -> None:
+        body = text if markup else html.escape(text).replace("\n", "<br>")
+        if not text:
+            self.message.value = ""
+        elif error:
+            self.message.value = f'<div style="color: #b00020; white-space: normal"><b>Error:</b> {body}</div>'
+        else:
+            self.message.value = f'<div style="white-space: normal">{body}</div>'
+
+    @property
+    def message_text(self) -> str:
+        """The message line as plain text (what a person reads)."""
+        return html.unescape(re.sub(r"<[^>]+>", "", self.message.value.replace("<br>", "\n")))
+
+    # ------------------------------------------------------------------ stored runs
+
+    @staticmethod
+    def show(run: str | RunRecord, store: RunStore | str | os.PathLike[str] | None = None) -> TrialView:
+        """Draw a stored run (an id, a unique prefix of one, or a RunRecord) from its events."""
+        from ..records import RunRecord
+
+        view = TrialView()
+        try:
+            record = run if isinstance(run, RunRecord) else _open_store(store).load(str(run))  # type: ignore[union-attr]
+        except CourtroomError as exc:
+            view.error = exc
+            view.show_error(str(exc))
+            return view
+        view.replay(record)
+        return view
