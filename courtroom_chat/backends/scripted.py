@@ -228,16 +228,18 @@ class ScriptedBackend:
         )
 
     async def _stream(self, text: str, on_text: TextCallback | None) -> None:
+        """Stream ``text`` in pieces spread over the latency, paced against deadlines so the
+        sleeps' overshoot does not add up."""
+        loop = asyncio.get_running_loop()
         pieces = 8 if on_text else 1
         step = max(1, -(-len(text) // pieces))
-        delay = self.latency_ms / 1000 / pieces
-        for i in range(0, len(text), step):
-            if delay:
-                await asyncio.sleep(delay)
-            if on_text:
-                on_text(text[i : i + step])
-        if not text and delay:
-            await asyncio.sleep(self.latency_ms / 1000)
+        start, total = loop.time(), self.latency_ms / 1000
+        chunks = [text[i : i + step] for i in range(0, len(text), step)] or [""]
+        for k, chunk in enumerate(chunks, 1):
+            if total:
+                await asyncio.sleep(max(0.0, start + total * k / len(chunks) - loop.time()))
+            if on_text and chunk:
+                on_text(chunk)
 
 
 def load_script(path: str | Path) -> dict[str, Any]:

@@ -368,7 +368,7 @@ class DecisionCourt:
             exhibits: list[Exhibit] = []
             for number, (item, origin) in enumerate(items[: p.max_exhibits], 1):
                 found = index.check(item.source_quote, min_chars=8)
-                target = index.check(item.target_quote, min_chars=8) if item.target_quote else None
+                target = index.check(item.target_quote, min_chars=8, nearest=False) if item.target_quote else None
                 exhibit = Exhibit(
                     number=number, source_quote=item.source_quote, target_quote=item.target_quote, harm=item.harm,
                     origin=origin, verified=found.verified, location=found.location,
