@@ -160,3 +160,24 @@ def test_help_imports_nothing_heavy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_ctrl_c_saves_the_partial_record_and_exits_1(runs_dir):
+    import os
+    import signal
+    import time
+
+    env = {**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "400", "COURTROOM_RUNS_DIR": str(runs_dir)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "courtroom_chat.frontends.cli", "run", str(CASES / "code-commit.json"), "-b", "scripted"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(1.5)  # start-up, then part of the trial: at 400 ms a call it cannot have finished
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    assert "interrupted; the partial record was saved as run" in err and "Traceback" not in err
+    [row] = RunStore(runs_dir).list()
+    assert row["status"] == "incomplete"
+    assert RunStore(runs_dir).load(row["run_id"]).verdict is None
