@@ -100,13 +100,17 @@ class Jury(BaseModel):
     def voted(self) -> int:
         return self.guilty_count + self.not_guilty_count + self.abstain_count
 
-    def split(self) -> str:
-        """'3–2' (act–do not act), with abstentions and a partial panel spelled out."""
-        text = f"{self.guilty_count}–{self.not_guilty_count}"
+    def split(self, words: bool = False) -> str:
+        """'3–2' (act–do not act), with abstentions and a partial panel spelled out; with
+        ``words``, '3 to act, 2 not to act' for prompts."""
+        if words:
+            text = f"{self.guilty_count} to act, {self.not_guilty_count} not to act"
+        else:
+            text = f"{self.guilty_count}–{self.not_guilty_count}"
         if self.abstain_count:
             text += f", {self.abstain_count} abstaining"
         if self.voted < self.seated:
-            text += f" ({self.voted} of {self.seated} jurors)"
+            text += f" ({self.voted} of {self.seated} jurors{' voted' if words else ''})"
         return text
 
     def unanimous(self) -> bool:

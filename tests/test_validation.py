@@ -193,3 +193,12 @@ async def test_confidence_in_percent_is_read_as_a_fraction(scripted_settings):
     percent["confidence"] = 85
     record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": percent}, scripted_settings)
     assert record.verdict.confidence == 0.85
+
+
+async def test_a_jury_refusal_answers_no_to_the_motion_not_with_the_defense_alternative(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "do not act"} for i in range(1, 6)}
+    restating = defense() | {"alternative": "Merge PR #214 now with the retry fix."}  # a small model's "alternative"
+    motion = prosecution() | {"motion": "Merge PR #214 now"}
+    record, _, _ = await trial({"prosecutor": motion, "defense": restating, **votes}, scripted_settings)
+    assert record.verdict.decided_by == "jury" and record.verdict.decision == "not_guilty"
+    assert record.verdict.answer == "No: do not merge PR #214 now"

@@ -346,7 +346,7 @@ class Court:
 
 
 def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The wire model's JSON schema with decoding constraints added.
+    """The wire model's JSON schema for decoding: every field required, constraints added.
 
     ``constraints`` maps a field, ``"field"`` (top level) or ``"Model.field"`` (a nested
     model), to JSON-schema keywords: ``{"exhibits": {"maxItems": 3}, "ExhibitReply.harm":
@@ -356,6 +356,11 @@ def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]])
     validated against the permissive wire model, and the procedure's rules still apply.
     """
     schema = wire.model_json_schema()
+    # Every field is written: under a grammar an optional field may otherwise be skipped
+    # (a judge leaving out its actions). Validation still fills defaults for other backends.
+    for holder in [schema, *schema.get("$defs", {}).values()]:
+        if "properties" in holder:
+            holder["required"] = list(holder["properties"])
     for key, keywords in constraints.items():
         model, _, name = key.rpartition(".")
         holder = schema["$defs"][model] if model else schema

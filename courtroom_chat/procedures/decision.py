@@ -178,6 +178,14 @@ def answer_conflict(decision: str, phrase: str, motion: str) -> str:
     return ""
 
 
+def refusal(motion: str) -> str:
+    """'Merge PR #214 now' -> 'do not merge PR #214 now' (an acronym keeps its capitals)."""
+    motion = motion.strip()
+    if len(motion) > 1 and motion[0].isupper() and not motion[1].isupper():
+        motion = motion[0].lower() + motion[1:]
+    return f"do not {motion}"
+
+
 def plain_answer(decision: str, phrase: str) -> str:
     """'Yes: publish now' / 'No: …' / 'Undecided: …', whatever prefix the judge wrote."""
     phrase = re.sub(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*", "", phrase.strip()).rstrip(".")
@@ -221,7 +229,8 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
 
 
 def _key_terms(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z][a-z0-9]{3,}", text.lower()) if w not in STOPWORDS}
+    """Content words, cut to their first four letters so 'merge' meets 'merged' and 'merging'."""
+    return {w[:4] for w in re.findall(r"[a-z][a-z0-9]{3,}", text.lower()) if w not in STOPWORDS}
 
 
 # ------------------------------------------------------------------ the procedure
@@ -486,7 +495,7 @@ class DecisionCourt:
             return []
 
         grammar = bool(agents) and getattr(agents[0].backend, "constrained_decoding", False)
-        low, high = v.min_juror_words + 2, max(v.min_juror_words + 40, int(v.min_juror_words * 1.8))
+        low, high = v.min_juror_words + 2, v.min_juror_words + 20
         schema = refine_schema(JurorReply, {
             # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
             # (llama.cpp's converter supports anchored patterns and literal classes, not \\s in a class)
@@ -541,7 +550,7 @@ class DecisionCourt:
             record,
             (f"\nExcluded, not verified in the evidence: exhibit {', '.join(str(e.number) for e in excluded)}.\n"
              if excluded else ""),
-            self._tally_text(jury), self._jury_reasons(jury), split,
+            jury.split(words=True), self._jury_reasons(jury), split,
         )
         if not jury.proceeds_to_judge:
             async with court.stage("judge", "Judge") as stage:
@@ -601,7 +610,7 @@ class DecisionCourt:
             conflict = answer_conflict(decision, phrase, prosecution.motion)
             if conflict or not phrase.strip():
                 # Never show an answer that contradicts the decision: build it from the decision instead.
-                phrase = {"guilty": prosecution.motion, "not_guilty": f"do not {prosecution.motion}",
+                phrase = {"guilty": prosecution.motion, "not_guilty": refusal(prosecution.motion),
                           "dismissed": "the evidence does not decide it"}[decision]
                 court.warn("judge", "judge_answer", f"{conflict or 'the answer was empty'}; the plain answer "
                            f"was built from the decision instead")
@@ -616,14 +625,6 @@ class DecisionCourt:
             self._announce(court, verdict, jury)
             stage.summary = verdict.model_dump(mode="json")
         return verdict
-
-    def _tally_text(self, jury: Jury) -> str:
-        text = f"{jury.guilty_count} to act, {jury.not_guilty_count} not to act"
-        if jury.abstain_count:
-            text += f", {jury.abstain_count} abstaining"
-        if jury.voted < jury.seated:
-            text += f" ({jury.voted} of {jury.seated} jurors voted)"
-        return text
 
     def _jury_reasons(self, jury: Jury) -> str:
         lines = []
@@ -640,7 +641,9 @@ class DecisionCourt:
         else:
             decision = "not_guilty"
         score, basis = evidence_confidence(decision, jury, prosecution, defense)
-        phrase = prosecution.motion if decision == "guilty" else (defense.alternative or f"do not {prosecution.motion}")
+        # The jury voted on the motion, so the answer is the motion or its refusal; the defense's
+        # alternative (often a restatement from a small model) stays in the defense's record.
+        phrase = prosecution.motion if decision == "guilty" else refusal(prosecution.motion)
         verdict = Verdict(
             decision=decision, reasoning=reason, rationale=reason.split(";")[0].rstrip(".") + ".",
             actions=[prosecution.motion] if decision == "guilty" else [],
