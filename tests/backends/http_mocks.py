@@ -19,6 +19,9 @@ import httpx
 import httpx2
 import respx
 
+from courtroom_chat.backends.base import ModelRequest
+from courtroom_chat.procedures.decision import JurorReply
+
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 # Not shaped like a real key, so the run store's redaction cannot hide a leak from the tests.
 API_KEY = "test-credential-4f9d2c7e1b"
@@ -208,3 +211,20 @@ def ndjson(
 
 def ollama_reply(payload: dict[str, Any] | str, **counts: Any) -> httpx.Response:
     return ndjson(payload if isinstance(payload, str) else json.dumps(payload), **counts)
+
+
+def juror_request(**changes: Any) -> ModelRequest:
+    """A juror's request, as the engine builds it, with any field changed."""
+    fields: dict[str, Any] = dict(
+        agent="juror-1",
+        role="juror",
+        system="You are a juror.",
+        prefix="QUESTION: ship?",
+        prompt="Vote.",
+        schema=JurorReply.model_json_schema(),
+        schema_name="JurorReply",
+        temperature=0.3,
+        max_tokens=420,
+    )
+    fields.update(changes)
+    return ModelRequest(**fields)

@@ -9,10 +9,9 @@ from typing import Any
 import anthropic
 import httpx
 import pytest
-from http_mocks import API_KEY, MODEL, api_error, body_of, message_events, reply, sse
+from http_mocks import API_KEY, MODEL, api_error, body_of, juror_request, message_events, reply, sse
 
 from courtroom_chat.backends import TRAITS, BackendPool
-from courtroom_chat.backends.base import ModelRequest
 from courtroom_chat.case import Case, Document
 from courtroom_chat.config import ModelSpec, Settings
 from courtroom_chat.cost import call_cost
@@ -65,20 +64,6 @@ def make_case() -> Case:
     )
 
 
-def juror_request(**changes: Any) -> ModelRequest:
-    fields: dict[str, Any] = dict(
-        agent="juror-1",
-        role="juror",
-        system="You are a juror.",
-        prefix="QUESTION: ship?\n\nEVIDENCE: none",
-        prompt="Vote.",
-        schema=JurorReply.model_json_schema(),
-        schema_name="JurorReply",
-        temperature=0.3,
-        max_tokens=420,
-    )
-    fields.update(changes)
-    return ModelRequest(**fields)
 
 
 def juror_reply(vote: str = "act", words: int = 60) -> dict[str, str]:

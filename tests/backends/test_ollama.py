@@ -10,10 +10,9 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from http_mocks import body_of, ollama_reply
+from http_mocks import body_of, juror_request, ollama_reply
 
 from courtroom_chat.backends import TRAITS, BackendPool
-from courtroom_chat.backends.base import ModelRequest
 from courtroom_chat.backends.ollama import OllamaBackend
 from courtroom_chat.case import Case, Document
 from courtroom_chat.config import ModelSpec, Settings
@@ -48,20 +47,6 @@ def server() -> Iterator[respx.MockRouter]:
         yield router
 
 
-def juror_request(**changes: Any) -> ModelRequest:
-    fields: dict[str, Any] = dict(
-        agent="juror-1",
-        role="juror",
-        system="You are a juror.",
-        prefix="QUESTION: ship?",
-        prompt="Vote.",
-        schema=JurorReply.model_json_schema(),
-        schema_name="JurorReply",
-        temperature=0.3,
-        max_tokens=420,
-    )
-    fields.update(changes)
-    return ModelRequest(**fields)
 
 
 def juror_reply(vote: str = "act") -> dict[str, str]:
