@@ -70,6 +70,7 @@ async def main() -> None:
     parser.add_argument("--trials", type=int, default=1)
     parser.add_argument("--parallel", type=int, default=None, help="decoding slots ([local] parallel)")
     parser.add_argument("--show-problems", action="store_true", help="print what each repaired call got wrong")
+    parser.add_argument("--per-call", action="store_true", help="print each call's tokens and seconds")
     args = parser.parse_args()
 
     settings = Settings().with_backend(f"local:{args.model}")
@@ -85,6 +86,8 @@ async def main() -> None:
           f"{gen_tps:.1f} tok/s; slots {settings.local.parallel}; each trial starts from a fresh runtime (cold cache)")
 
     walls, agents_total, agents_valid, repairs = [], 0, 0, 0
+    first_rss = 0.0
+    judged_flags: list[bool] = []
     for i in range(1, args.trials + 1):
         backend = fresh_backend(args.model, settings)
         await asyncio.get_running_loop().run_in_executor(None, lambda b=backend: b.runtime().server())
@@ -97,6 +100,7 @@ async def main() -> None:
             print(f"trial {i}: FAILED: {exc}")
         wall = time.perf_counter() - started
         walls.append(wall)
+        judged_flags.append(any(c.role == "judge" for c in record.calls))
         calls = record.calls
         generated = sum(c.usage.output_tokens for c in calls)
         processed = sum(c.usage.input_tokens for c in calls)
@@ -107,10 +111,16 @@ async def main() -> None:
         agents_total += len(agents)
         agents_valid += len(valid)
         repairs += sum(1 for c in calls if c.attempt == 2)
+        if args.per_call:
+            for c in calls:
+                print(f"    {c.agent:<11} attempt {c.attempt} | {c.seconds:5.1f} s | prompt {c.usage.input_tokens:>5,} "
+                      f"processed + {c.usage.cache_read_tokens:>5,} cached | generated {c.usage.output_tokens:>4,}")
         if args.show_problems:
             for c in calls:
                 if c.problems:
                     print(f"    {c.agent} attempt {c.attempt}: {'; '.join(c.problems)[:300]}")
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        first_rss = first_rss or rss_mb
         verdict = record.verdict.answer if record.verdict else f"no verdict ({record.status})"
         repaired = sorted({c.agent for c in calls if c.attempt == 2})
         print(
@@ -123,12 +133,17 @@ async def main() -> None:
         )
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     target = TARGETS.get(args.model)
+    judged = [w for w, j in zip(walls, judged_flags, strict=True) if j]
     print("--")
     print(f"wall time: median {statistics.median(walls):.1f} s, min {min(walls):.1f} s, max {max(walls):.1f} s"
           + (f" (target <= {target:.0f} s; ratio {statistics.median(walls) / target:.2f})" if target else ""))
     print(f"role outputs schema-valid after <= 1 repair: {agents_valid}/{agents_total} = "
           f"{100 * agents_valid / max(1, agents_total):.1f}% (target >= 99%); repairs: {repairs}")
-    print(f"peak RSS: {rss_mb:,.0f} MB (target <= 1,536 MB for the 0.5B)")
+    if judged:
+        print(f"trials the judge ruled on: {len(judged)}, median {statistics.median(judged):.1f} s; "
+              f"the jury alone decided {len(walls) - len(judged)}")
+    print(f"peak RSS: {first_rss:,.0f} MB during the first trial (target <= 1,536 MB for the 0.5B); "
+          f"{rss_mb:,.0f} MB over all {len(walls)} (a model reload per trial)")
 
 
 if __name__ == "__main__":
