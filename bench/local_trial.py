@@ -139,9 +139,10 @@ async def main() -> None:
           + (f" (target <= {target:.0f} s; ratio {statistics.median(walls) / target:.2f})" if target else ""))
     print(f"role outputs schema-valid after <= 1 repair: {agents_valid}/{agents_total} = "
           f"{100 * agents_valid / max(1, agents_total):.1f}% (target >= 99%); repairs: {repairs}")
-    if judged:
-        print(f"trials the judge ruled on: {len(judged)}, median {statistics.median(judged):.1f} s; "
-              f"the jury alone decided {len(walls) - len(judged)}")
+    jury_only = [w for w, j in zip(walls, judged_flags, strict=True) if not j]
+    print("trials the judge ruled on: " + (f"{len(judged)}, median {statistics.median(judged):.1f} s" if judged else "0")
+          + "; the jury alone decided: " + (f"{len(jury_only)}, median {statistics.median(jury_only):.1f} s"
+                                            if jury_only else "0"))
     print(f"peak RSS: {first_rss:,.0f} MB during the first trial (target <= 1,536 MB for the 0.5B); "
           f"{rss_mb:,.0f} MB over all {len(walls)} (a model reload per trial)")
 

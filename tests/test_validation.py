@@ -202,3 +202,44 @@ async def test_a_jury_refusal_answers_no_to_the_motion_not_with_the_defense_alte
     record, _, _ = await trial({"prosecutor": motion, "defense": restating, **votes}, scripted_settings)
     assert record.verdict.decided_by == "jury" and record.verdict.decision == "not_guilty"
     assert record.verdict.answer == "No: do not merge PR #214 now"
+
+
+async def test_an_answer_off_the_subject_is_rebuilt_from_the_decision(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    ruling = judge("The prosecution is right. The defense is weaker. The jury agreed.", decision="do not act")
+    ruling["answer"] = "No: weigh the evidence alone on the evidence alone"  # seen from a 0.5B judge
+    sides = {"prosecutor": prosecution(), "defense": defense()}
+    record, _, _ = await trial({**sides, **votes, "judge": ruling}, scripted_settings)
+    assert record.verdict.answer == "No: do not merge PR #214 now"
+    assert any(w.rule == "judge_answer" and "does not speak to the question" in w.message for w in record.warnings)
+    on_topic = ruling | {"answer": "No: wait until the Retry-After fix lands"}  # echoes the defense, kept
+    kept, _, _ = await trial({**sides, **votes, "judge": on_topic}, scripted_settings)
+    assert kept.verdict.answer == "No: wait until the Retry-After fix lands"
+
+
+async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settings):
+    """A backend that decodes under a grammar is handed patterns that make the rules hold by
+    construction: the defense opens on the motion, the judge names both sides and the jury."""
+    import re
+
+    from courtroom_chat.procedures.base import literal_pattern
+
+    class GrammarScripted(ScriptedBackend):
+        constrained_decoding = True
+
+    backend = GrammarScripted(script={"prosecutor": prosecution() | {"motion": "Merge PR #214 (the retry fix) now"}})
+    record = await Trial(case(), scripted_settings, store=None, backends={"scripted": backend}).run()
+    defense_schema = next(c for c in backend.calls if c.role == "defense").schema
+    pattern = defense_schema["properties"]["counter_argument"]["pattern"]
+    assert pattern.startswith("^We should not merge PR [#]214 [(]the retry fix[)] now because ")
+    assert re.fullmatch(pattern, "We should not merge PR #214 (the retry fix) now because the Retry-After test still fails in the log.")
+    assert not re.fullmatch(pattern, "Merging is risky because the Retry-After test fails in the log.")
+    assert set(defense_schema["required"]) == set(defense_schema["properties"])  # a grammar writes every field
+    juror_schema = next(c for c in backend.calls if c.role == "juror").schema
+    words_50 = juror_schema["properties"]["reasoning"]["pattern"]
+    assert re.fullmatch(words_50, " ".join(["word"] * 60)) and not re.fullmatch(words_50, " ".join(["word"] * 49))
+    assert not re.fullmatch(words_50, " ".join(["word"] * 59 + ["loop" * 20]))  # no endless "word"
+    harm = next(c for c in backend.calls if c.role == "prosecutor").schema["$defs"]["ExhibitReply"]["properties"]["harm"]
+    assert re.fullmatch(harm["pattern"], REAL_HARM) and not re.fullmatch(harm["pattern"], "It is bad.")
+    assert record.status == "complete"
+    assert literal_pattern('say "hi"') is None and literal_pattern("a.b") == "a[.]b"

@@ -22,7 +22,7 @@ from ..events import AgentFinished, ExhibitChecked, PromptPlanned, TallyUpdated,
 from ..evidence import EvidenceIndex, normalise_text, quote_choices
 from ..prompts import render
 from ..records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
-from .base import Agent, Court, Problem, refine_schema, words
+from .base import Agent, Court, Problem, literal_pattern, refine_schema, word_pattern, words
 
 PERSONAS = (
     "a pragmatic engineer who weighs benefits against costs",
@@ -166,8 +166,13 @@ def filed_text(case_exhibits: list[Any]) -> str:
 NEGATIVE = re.compile(r"(?i)^\s*(?:no\b|not\b|do not|don't|never|avoid|reject|decline|hold off|wait|postpone|delay)")
 
 
-def answer_conflict(decision: str, phrase: str, motion: str) -> str:
-    """Why a plain answer contradicts its decision ('' when it does not)."""
+def answer_conflict(decision: str, phrase: str, motion: str, related: str = "") -> str:
+    """Why a plain answer contradicts its decision, or answers something else ('' when neither).
+
+    ``related`` is other text the answer may fairly echo (the question, the defense's
+    alternative, the judge's actions): an answer sharing no content word with it or with the
+    motion is off the subject ('No: weigh the evidence alone', seen from a 0.5B judge).
+    """
     phrase = re.sub(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*", "", phrase).strip()
     if decision == "guilty" and NEGATIVE.match(phrase):
         return f'you decided "act" but the answer "{phrase}" says not to; state what to do to act'
@@ -175,6 +180,9 @@ def answer_conflict(decision: str, phrase: str, motion: str) -> str:
     if decision == "not_guilty" and not NEGATIVE.match(phrase) and core and \
             _key_terms(phrase) >= _key_terms(motion):
         return f'you decided "do not act" but the answer "{phrase}" repeats the motion; say what to do instead'
+    terms = _key_terms(phrase)
+    if decision != "dismissed" and terms and not terms & _key_terms(f"{motion} {related}"):
+        return f'the answer "{phrase}" does not speak to the question or the motion'
     return ""
 
 
@@ -287,7 +295,7 @@ class DecisionCourt:
                       harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
 
     def defense_prompt(self, prosecution_text: str, motion: str) -> str:
-        return render("defense", prosecution=prosecution_text, motion=motion)
+        return render("defense", prosecution=prosecution_text, refusal=refusal(motion))
 
     def trial_record(self, prosecution_text: str, defense: Defense | None) -> str:
         """The trial so far, identical for every juror and the judge, so it is read once and cached."""
@@ -343,7 +351,8 @@ class DecisionCourt:
                     )))
             return problems
 
-        choices = quote_choices(court.case.context) if getattr(agent.backend, "constrained_decoding", False) else []
+        grammar = getattr(agent.backend, "constrained_decoding", False)
+        choices = quote_choices(court.case.context) if grammar else []
         room = max(0, p.max_exhibits - len(filed))
         schema = refine_schema(ProsecutorReply, {
             "motion": {"maxLength": 100},
@@ -351,7 +360,10 @@ class DecisionCourt:
             "exhibits": {"minItems": 1 if court.case.context and room and not filed else None, "maxItems": room},
             "ExhibitReply.source_quote": {"enum": choices},
             "ExhibitReply.target_quote": {"maxLength": 80},
-            "ExhibitReply.harm": {"minLength": v.min_harm_words * 5, "maxLength": max(130, v.min_harm_words * 10)},
+            # Under a grammar, count words (2 spare: the rule counts \w+ runs); else bound characters.
+            "ExhibitReply.harm": {"pattern": word_pattern(v.min_harm_words + 2, v.min_harm_words + 10)}
+            if grammar and v.min_harm_words else
+            {"minLength": v.min_harm_words * 5, "maxLength": max(130, v.min_harm_words * 10)},
             "harm_analysis": {"maxLength": 150},
         })
         async with court.stage("prosecution", "Prosecution", [(agent, prompt)]) as stage:
@@ -440,8 +452,13 @@ class DecisionCourt:
             return problems
 
         numbers = [e.number for e in admitted]
+        # Under a grammar the counter-argument opens on the motion itself, so it answers the
+        # core claim (a 0.5B defense otherwise drifts off it, and a repair costs a second call).
+        opening = literal_pattern(refusal(prosecution.motion)[len("do not "):])
+        grammar = getattr(agent.backend, "constrained_decoding", False)
         schema = refine_schema(DefenseReply, {
-            "counter_argument": {"maxLength": 260},
+            "counter_argument": {"pattern": f'^We should not {opening} because [^"\\\\]{{20,160}}$'}
+            if grammar and opening else {"maxLength": 260},
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
             "ChallengeReply.exhibit": {"enum": numbers},
             "ChallengeReply.challenge": {"maxLength": 120},
@@ -495,11 +512,10 @@ class DecisionCourt:
             return []
 
         grammar = bool(agents) and getattr(agents[0].backend, "constrained_decoding", False)
-        low, high = v.min_juror_words + 2, v.min_juror_words + 20
+        low, high = v.min_juror_words + 2, v.min_juror_words + 12
         schema = refine_schema(JurorReply, {
             # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
-            # (llama.cpp's converter supports anchored patterns and literal classes, not \\s in a class)
-            "reasoning": {"pattern": f'^([^"\\\\ ]+ ){{{low - 1},{high - 1}}}[^"\\\\ ]+$'}
+            "reasoning": {"pattern": word_pattern(low, high)}
             if grammar and v.min_juror_words else
             {"minLength": int(v.min_juror_words * 6.5), "maxLength": max(500, v.min_juror_words * 10)},
         })
@@ -589,11 +605,11 @@ class DecisionCourt:
         grammar = getattr(agent.backend, "constrained_decoding", False)
         schema = refine_schema(JudgeReply, {
             # Under a grammar, the reasoning names both sides and the jury, in that order.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,150}} The defense {text}{{10,150}}{on_jury}{text}{{5,110}}$"}
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,130}} The defense {text}{{10,130}}{on_jury}{text}{{5,100}}$"}
             if grammar else {"maxLength": 1200},
-            "answer": {"maxLength": 100},
-            "rationale": {"maxLength": 120},
-            "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", "minLength": 8, "maxLength": 110}},
+            "answer": {"maxLength": 90},
+            "rationale": {"maxLength": 110},
+            "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", "minLength": 8, "maxLength": 90}},
         })
         async with court.stage("judge", "Judge") as stage:
             answer = await court.ask(
@@ -607,7 +623,8 @@ class DecisionCourt:
             decision = DECISION_WORDS[reply.decision]
             score, basis = evidence_confidence(decision, jury, prosecution, defense)
             phrase = reply.answer
-            conflict = answer_conflict(decision, phrase, prosecution.motion)
+            conflict = answer_conflict(decision, phrase, prosecution.motion,
+                                       " ".join([court.case.question, defense.alternative, *reply.actions]))
             if conflict or not phrase.strip():
                 # Never show an answer that contradicts the decision: build it from the decision instead.
                 phrase = {"guilty": prosecution.motion, "not_guilty": refusal(prosecution.motion),
