@@ -137,9 +137,11 @@ def verdict_markdown(
     if verdict.get("actions"):
         lines += ["", "**Actions:**", *[f"{i}. {a}" for i, a in enumerate(verdict["actions"], 1)]]
     basis = verdict.get("evidence_basis") or {}
+    by_jury = verdict.get("decided_by") == "jury"
+    # Without a ruling, the first figure is the jury's majority share, not a judge's estimate.
     lines += [
         "",
-        f"**Confidence:** judge {verdict['confidence']:.0%} · evidence-based {verdict['evidence_confidence']:.0%}"
+        f"**Confidence:** {'jury majority' if by_jury else 'judge'} {verdict['confidence']:.0%} · evidence-based {verdict['evidence_confidence']:.0%}"
         + (f" (jury {basis.get('jury_for', '?')} of {basis.get('jury_cast', '?')} for this decision; "
            f"{basis.get('exhibits_survived', '?')} of {basis.get('exhibits_filed', '?')} exhibits verified and unrefuted)"
            if basis else ""),
@@ -149,11 +151,12 @@ def verdict_markdown(
     warnings = list(warnings)
     if warnings:
         lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in warnings]]
+    reasoning_label = "Why the jury decided" if by_jury else "Judge's reasoning"
     if html:
-        lines += ["", f"<details><summary>Judge's reasoning</summary>\n\n{verdict['reasoning']}\n\n</details>", ""]
+        lines += ["", f"<details><summary>{reasoning_label}</summary>\n\n{verdict['reasoning']}\n\n</details>", ""]
     else:
         quoted = "\n".join(f"> {line}" if line else ">" for line in verdict["reasoning"].splitlines())
-        lines += ["", "**Judge's reasoning:**", "", quoted, ""]
+        lines += ["", f"**{reasoning_label}:**", "", quoted, ""]
     if cost_by_role is not None and cost_usd is not None:
         lines += cost_lines(cost_by_role, cost_usd, cost_known)
     if session_cost is not None:

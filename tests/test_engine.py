@@ -78,6 +78,10 @@ async def test_jury_below_threshold_acquits_without_the_judge(scripted_settings)
     assert record.verdict.decision == "not_guilty" and record.verdict.decided_by == "jury"
     assert record.verdict.answer.startswith("No: ")
     assert not [c for c in record.calls if c.role == "judge"]
+    # with no ruling, the first confidence is the jury's majority, not a judge's
+    text = replay(parse_events(record.events))
+    assert "**Confidence:** jury majority 100%" in text and "Why the jury decided" in text
+    assert "Judge's reasoning" not in text and "**Confidence:** judge" not in text
 
 
 async def test_a_failing_juror_leaves_a_labelled_partial_panel(scripted_settings):

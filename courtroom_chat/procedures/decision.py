@@ -571,8 +571,9 @@ class DecisionCourt:
         if not jury.proceeds_to_judge:
             async with court.stage("judge", "Judge") as stage:
                 verdict = self._jury_verdict(court, prosecution, defense, jury, reason=(
-                    f"Only {jury.guilty_count} of {jury.voted} jurors voted to act; {jury.threshold} are needed to bring "
-                    "the motion to the judge, so it fails without a ruling."
+                    (f"Only {jury.guilty_count} of {jury.voted} jurors voted to act" if jury.guilty_count else
+                     f"None of the {jury.voted} jurors voted to act")
+                    + f"; {jury.threshold} are needed to bring the motion to the judge, so it fails without a ruling."
                 ))
                 stage.summary = verdict.model_dump(mode="json")
             return verdict
