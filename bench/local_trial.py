@@ -102,9 +102,8 @@ async def main() -> None:
         walls.append(wall)
         judged_flags.append(any(c.role == "judge" for c in record.calls))
         calls = record.calls
-        generated = sum(c.usage.output_tokens for c in calls)
-        processed = sum(c.usage.input_tokens for c in calls)
-        cached = sum(c.usage.cache_read_tokens for c in calls)
+        usage = record.usage()
+        generated, processed, cached = usage.output_tokens, usage.input_tokens, usage.cache_read_tokens
         floor = generated / gen_tps if gen_tps else float("nan")
         agents = {c.agent for c in calls}
         valid = {c.agent for c in calls if c.ok}
@@ -128,7 +127,7 @@ async def main() -> None:
             f"prompt {processed + cached:,} tok ({cached:,} from cache, {processed:,} processed) | "
             f"generated {generated:,} tok | {generated / wall:.1f} gen tok/s overall | "
             f"floor {floor:.1f} s, wall/floor {wall / floor:.2f} | jury {record.jury.split() if record.jury else '-'}"
-            f"{' + judge' if any(c.role == 'judge' for c in calls) else ''} | "
+            f"{' + judge' if judged_flags[-1] else ''} | "
             f"{verdict[:60]}"
         )
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

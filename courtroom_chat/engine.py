@@ -142,13 +142,19 @@ class Trial:
         task = asyncio.ensure_future(self.run(queue.put_nowait))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         consumer = asyncio.current_task()
+
+        def cancel_trial(_: object) -> None:
+            task.cancel()
+
         if consumer is not None:
-            consumer.add_done_callback(lambda _: task.cancel())
+            consumer.add_done_callback(cancel_trial)
         try:
             while (event := await queue.get()) is not None:
                 yield event
             await task  # re-raise a failure to the consumer
         finally:
+            if consumer is not None:  # a long-lived consumer must not keep every finished trial
+                consumer.remove_done_callback(cancel_trial)
             if not task.done():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)

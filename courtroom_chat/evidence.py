@@ -51,9 +51,6 @@ def _graphemes(text: str):
         i = j
 
 
-_ASCII_QUOTES = str.maketrans({"`": "'"})
-
-
 def _normalise_ascii(text: str) -> Normalised:
     """The same result as ``normalise`` for ASCII text, by whole runs instead of per character."""
     out: list[str] = []
@@ -65,7 +62,7 @@ def _normalise_ascii(text: str) -> Normalised:
             origin.append(m.start())
             ends.append(m.start())
         run = m.group()
-        out.append(run.translate(_ASCII_QUOTES))
+        out.append(run.translate(_TRANSLATE))  # in ASCII, only the backtick changes
         origin.extend(range(m.start(), m.end()))
         ends.extend(range(m.start() + 1, m.end() + 1))
     return Normalised("".join(out), origin, ends)

@@ -45,7 +45,7 @@ def load(source: Source = None, *, limit: int | None = None) -> list[RunRecord]:
         records = []
         for row in store.list(limit or 1_000_000_000):
             try:
-                records.append(store.load(row["run_id"]))
+                records.append(store.read(row["run_id"]))
             except CourtroomError as exc:
                 warnings.warn(f"skipped run {row['run_id']}: {exc}", stacklevel=2)
         return sorted(records, key=lambda r: r.started_at)
@@ -67,7 +67,7 @@ def _store(path: str | os.PathLike[str] | None) -> RunStore:
 
 
 def _backend(models: dict[str, str]) -> str:
-    return ", ".join(sorted({m.partition(":")[0] for m in models.values()})) or ""
+    return ", ".join(sorted({m.partition(":")[0] for m in models.values()}))
 
 
 def runs_frame(source: Source = None, *, limit: int | None = None) -> pd.DataFrame:

@@ -146,7 +146,11 @@ class RunStore:
         return ids[0]
 
     def load(self, run_id: str) -> RunRecord:
-        full = self.resolve(run_id)
+        """The run with this id, or a unique prefix of it."""
+        return self.read(self.resolve(run_id))
+
+    def read(self, full: str) -> RunRecord:
+        """The run with exactly this id, as listed by the index (no prefix lookup)."""
         path = self.path_for(full)
         try:
             return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))

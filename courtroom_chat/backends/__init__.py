@@ -52,6 +52,8 @@ TRAITS: dict[str, tuple[bool, str | None]] = {  # name -> (accepts_temperature, 
     "ollama": (True, None),
     "anthropic": (False, "anthropic"),
 }
+# Backends that decode under a grammar built from the JSON schema (patterns then shape the text).
+GRAMMAR_BACKENDS = frozenset({"local", "ollama"})
 
 
 class PlannedBackend:
@@ -61,7 +63,7 @@ class PlannedBackend:
         self.name = spec.backend
         self.model = spec.model or spec.backend
         self.accepts_temperature, self.price_provider = TRAITS.get(spec.backend, (True, None))
-        self.constrained_decoding = spec.backend in ("local", "ollama")
+        self.constrained_decoding = spec.backend in GRAMMAR_BACKENDS
         self.context_window = {
             "local": settings.local.n_ctx,
             "ollama": settings.ollama.num_ctx,

@@ -19,9 +19,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
-import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,27 +27,13 @@ from typing import Any
 
 from ..errors import BackendError, ContextTooLongError, missing_extra
 from ..records import Usage
-from .base import ModelReply, ModelRequest, TextCallback
-from .local_models import LocalModel, assemble, resolve
+from . import GRAMMAR_BACKENDS, TRAITS
+from .base import ModelReply, ModelRequest, Stopwatch, TextCallback
+from .local_models import LocalModel, assemble, resolve, stderr_progress
 
 CHARS_PER_TOKEN = 3.0  # conservative for Qwen's tokenizer on prose, code and diffs
 
 
-def _stderr_progress(label: str) -> Callable[[int, int], None]:
-    """A one-line progress bar on stderr for the one-time weights assembly."""
-    state = {"last": -1}
-
-    def show(done: int, total: int) -> None:
-        pct = int(done * 100 / total) if total else 100
-        if pct == state["last"] or (pct % 5 and pct != 100):
-            return
-        state["last"] = pct
-        bar = "#" * (pct // 4) + "-" * (25 - pct // 4)
-        end = "\n" if pct == 100 else "\r"
-        sys.stderr.write(f"assembling {label} [{bar}] {pct:3d}% ({done / 1e6:,.0f}/{total / 1e6:,.0f} MB){end}")
-        sys.stderr.flush()
-
-    return show
 
 
 class LocalRuntime:
@@ -63,7 +47,6 @@ class LocalRuntime:
         self._server: Any = None
         self._load_lock = threading.Lock()
         self.pool = ThreadPoolExecutor(max_workers=max(2, parallel) + 2, thread_name_prefix="courtroom-local")
-        self.loaded_seconds = 0.0
 
     @classmethod
     def shared(cls, path: Path, n_ctx: int, parallel: int, threads: int) -> LocalRuntime:
@@ -88,7 +71,6 @@ class LocalRuntime:
                     import xllamacpp
                 except ImportError:
                     raise missing_extra("xllamacpp", "local") from None
-                started = time.perf_counter()
                 params = xllamacpp.CommonParams()
                 params.model.path = str(self.path)
                 params.n_parallel = self.parallel
@@ -107,7 +89,6 @@ class LocalRuntime:
                     self._server = xllamacpp.Server(params)
                 except Exception as exc:  # a corrupt or incompatible GGUF
                     raise BackendError(f"llama.cpp could not load {self.path}: {exc}") from None
-                self.loaded_seconds = round(time.perf_counter() - started, 3)
             return self._server
 
     def generate(self, body: dict[str, Any], on_chunk: Callable[[dict[str, Any]], bool]) -> list[str]:
@@ -116,17 +97,19 @@ class LocalRuntime:
         ``on_chunk`` returns True to stop decoding. Errors reported by the server are returned."""
         errors: list[str] = []
 
+        def error_text(obj: dict[str, Any]) -> str:
+            err = obj.get("error", obj)
+            return err.get("message", str(err)) if isinstance(err, dict) else str(err)
+
         def callback(chunk: Any) -> bool:
             if isinstance(chunk, dict) and ("error" in chunk or "code" in chunk and "choices" not in chunk):
-                err = chunk.get("error", chunk)
-                errors.append(err.get("message", str(err)) if isinstance(err, dict) else str(err))
+                errors.append(error_text(chunk))
                 return True
             return bool(on_chunk(chunk))
 
         result = self.server().handle_chat_completions(body, callback)
         if isinstance(result, dict) and ("error" in result or "code" in result):
-            err = result.get("error", result)
-            errors.append(err.get("message", str(err)) if isinstance(err, dict) else str(err))
+            errors.append(error_text(result))
         return errors
 
     def close(self) -> None:
@@ -140,9 +123,8 @@ atexit.register(LocalRuntime.close_all)
 
 class LocalBackend:
     name = "local"
-    accepts_temperature = True
-    price_provider = None
-    constrained_decoding = True  # decodes under a JSON-schema grammar (llguidance)
+    accepts_temperature, price_provider = TRAITS["local"]
+    constrained_decoding = name in GRAMMAR_BACKENDS
 
     def __init__(self, spec: Any, settings: Any):
         local = settings.local
@@ -162,7 +144,7 @@ class LocalBackend:
             path = self.path
             entry: LocalModel | None = self.catalog_entry
             if entry is not None:
-                path = assemble(entry, directory=self.path.parent, progress=_stderr_progress(entry.id))
+                path = assemble(entry, directory=self.path.parent, progress=stderr_progress(entry.id))
             self._runtime = LocalRuntime.shared(path, self.n_ctx, self.parallel, self.threads)
         return self._runtime
 
@@ -187,7 +169,7 @@ class LocalBackend:
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:
         loop = asyncio.get_running_loop()
-        runtime = await loop.run_in_executor(None, self.runtime)  # first use: assemble and load off-loop
+        runtime = self._runtime or await loop.run_in_executor(None, self.runtime)  # first use: assemble, load off-loop
         stop = threading.Event()
         parts: list[str] = []
         final: dict[str, Any] = {}
@@ -205,7 +187,7 @@ class LocalBackend:
                 final["timings"] = chunk["timings"]
             return stop.is_set()
 
-        started = time.perf_counter()
+        clock = Stopwatch()
         future = loop.run_in_executor(runtime.pool, runtime.generate, self.body(request), on_chunk)
         try:
             errors = await asyncio.shield(future)
@@ -229,7 +211,7 @@ class LocalBackend:
                         cache_read_tokens=cached),
             model=self.model,
             temperature=request.temperature,
-            seconds=round(time.perf_counter() - started, 4),
+            seconds=clock.seconds,
             finish_reason=final.get("finish_reason", ""),
             raw={"timings": timings},
         )

@@ -18,6 +18,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +45,6 @@ class LocalModel:
     extra: str  # the pip extra that installs its parts
     source: str
     parts: tuple[Part, ...]
-    context_length: int = 32768  # trained context of Qwen2.5-Coder
 
 
 def _parts(prefix: str, module: str, version: str, count: int) -> tuple[Part, ...]:
@@ -162,10 +162,15 @@ def assemble(model: LocalModel, *, directory: Path | None = None, progress: Prog
                     f"pip install --force-reinstall -e '.[{model.extra}]'"
                 )
             os.replace(tmp, target)
-            _marker(target).write_text(json.dumps({"sha256": actual, "size": done, "source": model.source}))
+            _write_marker(model, target, done)
         finally:
             tmp.unlink(missing_ok=True)
     return target
+
+
+def _write_marker(model: LocalModel, path: Path, size: int) -> None:
+    """Record that ``path`` hashed to the model's sha256, so later loads skip the re-hash."""
+    _marker(path).write_text(json.dumps({"sha256": model.sha256, "size": size, "source": model.source}))
 
 
 def verify_file(model: LocalModel, path: Path) -> bool:
@@ -176,7 +181,7 @@ def verify_file(model: LocalModel, path: Path) -> bool:
             digest.update(chunk)
     ok = digest.hexdigest() == model.sha256
     if ok:
-        _marker(path).write_text(json.dumps({"sha256": model.sha256, "size": path.stat().st_size, "source": model.source}))
+        _write_marker(model, path, path.stat().st_size)
     else:
         _marker(path).unlink(missing_ok=True)
     return ok
@@ -202,6 +207,23 @@ class _lock:
         self._f.close()
 
 
+def stderr_progress(label: str) -> Callable[[int, int], None]:
+    """A one-line progress bar on stderr for the one-time weights assembly."""
+    state = {"last": -1}
+
+    def show(done: int, total: int) -> None:
+        pct = int(done * 100 / total) if total else 100
+        if pct == state["last"] or (pct % 5 and pct != 100):
+            return
+        state["last"] = pct
+        bar = "#" * (pct // 4) + "-" * (25 - pct // 4)
+        end = "\n" if pct == 100 else "\r"
+        sys.stderr.write(f"assembling {label} [{bar}] {pct:3d}% ({done / 1e6:,.0f}/{total / 1e6:,.0f} MB){end}")
+        sys.stderr.flush()
+
+    return show
+
+
 @dataclass
 class ModelStatus:
     id: str
@@ -214,21 +236,23 @@ class ModelStatus:
 
 def status(model: LocalModel, *, directory: Path | None = None, rehash: bool = False) -> ModelStatus:
     target = (directory or models_dir()) / model.filename
+
+    def state(name: str, detail: str = "") -> ModelStatus:
+        return ModelStatus(model.id, name, str(target), model.size, model.extra, detail)
+
     if target.is_file():
         if rehash:
             ok = verify_file(model, target)
-            return ModelStatus(model.id, "verified" if ok else "corrupt", str(target), model.size, model.extra,
-                               "" if ok else "sha256 mismatch: delete the file and run again")
+            return state("verified") if ok else state("corrupt", "sha256 mismatch: delete the file and run again")
         if is_verified(model, target):
-            return ModelStatus(model.id, "verified", str(target), model.size, model.extra)
-        return ModelStatus(model.id, "assembled, not verified", str(target), model.size, model.extra,
-                           "run `courtroom models --verify`")
+            return state("verified")
+        return state("assembled, not verified", "run `courtroom models --verify`")
     try:
         for part in model.parts:
             part_path(model, part)
     except ModelNotFoundError as exc:
-        return ModelStatus(model.id, "missing", str(target), model.size, model.extra, str(exc))
-    return ModelStatus(model.id, "installed (assembled on first use)", str(target), model.size, model.extra)
+        return state("missing", str(exc))
+    return state("installed (assembled on first use)")
 
 
 def resolve(name: str) -> tuple[Path, LocalModel | None]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, BackendUnavailableError, ModelNotFoundError, missing_extra
 from ..records import Usage
-from . import TRAITS
+from . import GRAMMAR_BACKENDS, TRAITS
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
 
 try:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class OllamaBackend:
     name = "ollama"
     accepts_temperature, price_provider = TRAITS["ollama"]
-    constrained_decoding = True  # Ollama decodes under a grammar built from the JSON schema
+    constrained_decoding = name in GRAMMAR_BACKENDS
 
     def __init__(self, spec: ModelSpec, settings: Settings) -> None:
         if ollama is None:

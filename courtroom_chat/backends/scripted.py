@@ -24,6 +24,7 @@ from typing import Any
 from ..case import motion_from
 from ..errors import BackendError, ConfigError
 from ..records import Usage
+from . import TRAITS
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
 
 _SIGNAL = re.compile(
@@ -77,8 +78,8 @@ def _words(text: str, minimum: int, filler: list[str]) -> str:
 
 class ScriptedBackend:
     name = "scripted"
-    accepts_temperature = True
-    price_provider = None
+    accepts_temperature, price_provider = TRAITS["scripted"]
+    constrained_decoding = False
     context_window = None
 
     def __init__(self, spec: Any = None, settings: Any = None, *, script: dict[str, Any] | str | Path | None = None,

@@ -373,6 +373,7 @@ async def login(username: str, password: str) -> cl.User | None:
     return None
 
 
-if ChatUsers.load().enabled:
-    os.environ.setdefault("CHAINLIT_AUTH_SECRET", ChatUsers.load().secret)
+_users = ChatUsers.load()
+if _users.enabled:
+    os.environ.setdefault("CHAINLIT_AUTH_SECRET", _users.secret)
     cl.password_auth_callback(login)

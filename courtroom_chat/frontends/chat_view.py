@@ -53,7 +53,6 @@ class TrialView:
     def __init__(self, costs: SessionCosts, author: str = "Court"):
         self.costs = costs
         self.author = author
-        self.run_id = ""
         self.titles: dict[str, str] = {}  # stage -> title
         self.stages: dict[str, cl.Step] = {}
         self.agents: dict[str, cl.Step] = {}  # agent -> the step its text streams into
@@ -108,9 +107,6 @@ class TrialView:
         handler = getattr(self, f"on_{event.type}", None)
         if handler is not None:
             await handler(event)
-
-    async def on_run_started(self, e: Any) -> None:
-        self.run_id = e.run_id
 
     async def on_stage_started(self, e: Any) -> None:
         self.titles[e.stage] = e.title

@@ -298,14 +298,13 @@ def models(
     from rich.table import Table
 
     from ..backends import local_models
-    from ..backends.local import _stderr_progress
     from ..errors import InputError
 
     if assemble:
         if assemble not in local_models.CATALOG:
             raise InputError(f"unknown local model '{assemble}'; use one of {', '.join(local_models.CATALOG)}")
         entry = local_models.CATALOG[assemble]
-        path = local_models.assemble(entry, progress=_stderr_progress(entry.id))
+        path = local_models.assemble(entry, progress=local_models.stderr_progress(entry.id))
         _console().print(f"{entry.id}: verified at {path}")
     table = Table(title=f"local models in {local_models.models_dir()}")
     table.add_column("model", no_wrap=True)

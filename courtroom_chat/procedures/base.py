@@ -71,6 +71,11 @@ class Agent:
         return self.temperature if self.backend.accepts_temperature else None
 
     @property
+    def constrained(self) -> bool:
+        """Whether the backend decodes under the JSON schema's grammar (patterns then shape the text)."""
+        return getattr(self.backend, "constrained_decoding", False)
+
+    @property
     def model_id(self) -> str:
         """The model as its price is looked up: the configured id, else the backend's own."""
         return self.spec.model or self.backend.model
@@ -388,9 +393,7 @@ def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]])
     for key, keywords in constraints.items():
         model, _, name = key.rpartition(".")
         holder = schema["$defs"][model] if model else schema
-        prop = holder["properties"][name]
-        target = schema["$defs"][prop["$ref"].rsplit("/", 1)[1]] if "$ref" in prop else prop
-        target.update({k: v for k, v in keywords.items() if v not in (None, [], "")})
+        holder["properties"][name].update({k: v for k, v in keywords.items() if v not in (None, [], "")})
     return schema
 
 

@@ -140,7 +140,7 @@ DECISION_WORDS = {"act": "guilty", "do not act": "not_guilty", "dismiss": "dismi
 # ------------------------------------------------------------------ prompt pieces
 
 
-def exhibits_text(exhibits: list[Exhibit], defense: Defense | None = None) -> str:
+def exhibits_text(exhibits: list[Exhibit]) -> str:
     if not exhibits:
         return "(none: no quote from the evidence was verified)"
     lines = []
@@ -148,9 +148,6 @@ def exhibits_text(exhibits: list[Exhibit], defense: Defense | None = None) -> st
         lines.append(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})')
         if e.harm:
             lines.append(f"   Harm if we do not act: {e.harm}")
-        challenge = defense.challenge_for(e.number) if defense else None
-        if challenge:
-            lines.append(f"   Defense ({challenge.effect}): {challenge.challenge}")
     return "\n".join(lines)
 
 
@@ -164,6 +161,12 @@ def filed_text(case_exhibits: list[Any]) -> str:
 
 
 NEGATIVE = re.compile(r"(?i)^\s*(?:no\b|not\b|do not|don't|never|avoid|reject|decline|hold off|wait|postpone|delay)")
+ANSWER_HEAD = re.compile(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*")
+
+
+def strip_head(phrase: str) -> str:
+    """The answer without a 'Yes:' / 'No,' / 'Undecided -' the model may have written."""
+    return ANSWER_HEAD.sub("", phrase.strip()).strip()
 
 
 def answer_conflict(decision: str, phrase: str, motion: str, related: str = "") -> str:
@@ -173,30 +176,39 @@ def answer_conflict(decision: str, phrase: str, motion: str, related: str = "") 
     alternative, the judge's actions): an answer sharing no content word with it or with the
     motion is off the subject ('No: weigh the evidence alone', seen from a 0.5B judge).
     """
-    phrase = re.sub(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*", "", phrase).strip()
-    if decision == "guilty" and NEGATIVE.match(phrase):
+    phrase = strip_head(phrase)
+    negative = bool(NEGATIVE.match(phrase))
+    terms, motion_terms = _key_terms(phrase), _key_terms(motion)
+    if decision == "guilty" and negative:
         return f'you decided "act" but the answer "{phrase}" says not to; state what to do to act'
-    core = " ".join(_key_terms(motion))
-    if decision == "not_guilty" and not NEGATIVE.match(phrase) and core and \
-            _key_terms(phrase) >= _key_terms(motion):
+    if decision == "not_guilty" and not negative and motion_terms and terms >= motion_terms:
         return f'you decided "do not act" but the answer "{phrase}" repeats the motion; say what to do instead'
-    terms = _key_terms(phrase)
-    if decision != "dismissed" and terms and not terms & _key_terms(f"{motion} {related}"):
+    if decision != "dismissed" and terms and not terms & (motion_terms | _key_terms(related)):
         return f'the answer "{phrase}" does not speak to the question or the motion'
     return ""
 
 
-def refusal(motion: str) -> str:
-    """'Merge PR #214 now' -> 'do not merge PR #214 now' (an acronym keeps its capitals)."""
+def lowered(motion: str) -> str:
+    """'Merge PR #214 now' -> 'merge PR #214 now', to follow other words (an acronym keeps its capitals)."""
     motion = motion.strip()
     if len(motion) > 1 and motion[0].isupper() and not motion[1].isupper():
         motion = motion[0].lower() + motion[1:]
-    return f"do not {motion}"
+    return motion
+
+
+def refusal(motion: str) -> str:
+    """'Merge PR #214 now' -> 'do not merge PR #214 now'."""
+    return f"do not {lowered(motion)}"
+
+
+def fallback_phrase(decision: str, motion: str) -> str:
+    """The answer built from the decision alone, when no usable one was written."""
+    return {"guilty": motion, "not_guilty": refusal(motion), "dismissed": "the evidence does not decide it"}[decision]
 
 
 def plain_answer(decision: str, phrase: str) -> str:
     """'Yes: publish now' / 'No: …' / 'Undecided: …', whatever prefix the judge wrote."""
-    phrase = re.sub(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*", "", phrase.strip()).rstrip(".")
+    phrase = strip_head(phrase).rstrip(".")
     head = {"guilty": "Yes", "not_guilty": "No", "dismissed": "Undecided"}[decision]
     return f"{head}: {phrase}" if phrase else head
 
@@ -351,7 +363,7 @@ class DecisionCourt:
                     )))
             return problems
 
-        grammar = getattr(agent.backend, "constrained_decoding", False)
+        grammar = agent.constrained
         choices = quote_choices(court.case.context) if grammar else []
         room = max(0, p.max_exhibits - len(filed))
         schema = refine_schema(ProsecutorReply, {
@@ -454,8 +466,8 @@ class DecisionCourt:
         numbers = [e.number for e in admitted]
         # Under a grammar the counter-argument opens on the motion itself, so it answers the
         # core claim (a 0.5B defense otherwise drifts off it, and a repair costs a second call).
-        opening = literal_pattern(refusal(prosecution.motion)[len("do not "):])
-        grammar = getattr(agent.backend, "constrained_decoding", False)
+        opening = literal_pattern(lowered(prosecution.motion))
+        grammar = agent.constrained
         schema = refine_schema(DefenseReply, {
             "counter_argument": {"pattern": f'^We should not {opening} because [^"\\\\]{{20,160}}$'}
             if grammar and opening else {"maxLength": 260},
@@ -511,7 +523,7 @@ class DecisionCourt:
                 ))]
             return []
 
-        grammar = bool(agents) and getattr(agents[0].backend, "constrained_decoding", False)
+        grammar = bool(agents) and agents[0].constrained
         low, high = v.min_juror_words + 2, v.min_juror_words + 12
         schema = refine_schema(JurorReply, {
             # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
@@ -603,7 +615,7 @@ class DecisionCourt:
 
         text = r'[^"\\]'  # any character of a JSON string but a quote or an escape
         on_jury = " The jury was split " if split else " The jury "
-        grammar = getattr(agent.backend, "constrained_decoding", False)
+        grammar = agent.constrained
         schema = refine_schema(JudgeReply, {
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             "reasoning": {"pattern": f"^The prosecution {text}{{10,130}} The defense {text}{{10,130}}{on_jury}{text}{{5,100}}$"}
@@ -628,8 +640,7 @@ class DecisionCourt:
                                        " ".join([court.case.question, defense.alternative, *reply.actions]))
             if conflict or not phrase.strip():
                 # Never show an answer that contradicts the decision: build it from the decision instead.
-                phrase = {"guilty": prosecution.motion, "not_guilty": refusal(prosecution.motion),
-                          "dismissed": "the evidence does not decide it"}[decision]
+                phrase = fallback_phrase(decision, prosecution.motion)
                 court.warn("judge", "judge_answer", f"{conflict or 'the answer was empty'}; the plain answer "
                            f"was built from the decision instead")
             verdict = Verdict(
@@ -661,7 +672,7 @@ class DecisionCourt:
         score, basis = evidence_confidence(decision, jury, prosecution, defense)
         # The jury voted on the motion, so the answer is the motion or its refusal; the defense's
         # alternative (often a restatement from a small model) stays in the defense's record.
-        phrase = prosecution.motion if decision == "guilty" else refusal(prosecution.motion)
+        phrase = fallback_phrase(decision, prosecution.motion)
         verdict = Verdict(
             decision=decision, reasoning=reason, rationale=reason.split(";")[0].rstrip(".") + ".",
             actions=[prosecution.motion] if decision == "guilty" else [],
