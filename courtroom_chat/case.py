@@ -73,6 +73,8 @@ class Case(BaseModel):
     context: list[Document] = Field(default_factory=list)
     evidence: list[FiledExhibit] = Field(default_factory=list)
     source: str | None = None  # the case file it came from, if any
+    procedure: str | None = None  # the procedure the case file names, if any
+    inputs: dict[str, Any] = Field(default_factory=dict)  # procedure-specific inputs (a burden of proof, labels…)
 
     @field_validator("question")
     @classmethod
@@ -334,9 +336,10 @@ def load_case(
             raise _case_error(source, "is not UTF-8 text; save the case file as UTF-8") from None
         if not isinstance(data, dict):
             raise _case_error(source, "must hold a JSON object with a 'question' and a 'context' list")
-        unknown = set(data) - {"question", "context", "evidence", "title", "notes"}
+        unknown = set(data) - {"question", "context", "evidence", "title", "notes", "procedure", "inputs"}
         if unknown:
-            raise _case_error(source, f"unknown field(s) {', '.join(sorted(unknown))}; use question, context, evidence")
+            raise _case_error(source, f"unknown field(s) {', '.join(sorted(unknown))}; "
+                                      "use question, context, evidence, procedure, inputs")
         base = case_path.parent
     q = question if question is not None else data.get("question")
     if q is None:
@@ -372,4 +375,13 @@ def load_case(
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "exhibit"
             raise _case_error(source or "case", f"evidence #{i}: {field}: {first['msg']}") from None
-    return Case(question=q, context=documents, evidence=evidence, source=source)
+    procedure, inputs = data.get("procedure"), data.get("inputs", {})
+    if procedure is not None:
+        from .procedures import available
+
+        names = [p.name for p in available()]
+        if procedure not in names:
+            raise _case_error(source or "case", f"'procedure' names no procedure: {procedure!r}; available: {', '.join(names)}")
+    if not isinstance(inputs, dict):
+        raise _case_error(source or "case", "'inputs' must be a JSON object of the procedure's case inputs")
+    return Case(question=q, context=documents, evidence=evidence, source=source, procedure=procedure, inputs=inputs)

@@ -21,7 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import ConfigError
 
-ROLES = ("prosecutor", "defense", "jury", "judge")
 BACKENDS = ("local", "anthropic", "ollama", "scripted")
 DEFAULT_MODEL = "local:qwen2.5-coder-0.5b"
 
@@ -56,52 +55,11 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class Models(_Section):
-    """``backend:model`` per role. A bare backend name uses that backend's default model."""
+class Throttle(_Section):
+    """Applied by the runtime to every procedure and backend."""
 
-    prosecutor: str = DEFAULT_MODEL
-    defense: str = DEFAULT_MODEL
-    jury: str = DEFAULT_MODEL
-    judge: str = DEFAULT_MODEL
-
-    @model_validator(mode="after")
-    def _known_backends(self) -> Models:
-        for role in ROLES:
-            ModelSpec.parse(getattr(self, role), where=f"[models] {role}")
-        return self
-
-
-class Parameters(_Section):
-    jury_size: int = Field(5, ge=1, le=25)
-    jury_threshold: int = Field(3, ge=1, le=25)
-    juror_temperature_min: float = Field(0.3, ge=0.0, le=2.0)
-    juror_temperature_max: float = Field(1.2, ge=0.0, le=2.0)
-    judge_temperature: float = Field(0.2, ge=0.0, le=2.0)
-    advocate_temperature: float = Field(0.4, ge=0.0, le=2.0)
-    max_exhibits: int = Field(3, ge=1, le=12)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Parameters:
-        if self.jury_threshold > self.jury_size:
-            raise ValueError(
-                f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})"
-            )
-        if self.juror_temperature_min > self.juror_temperature_max:
-            raise ValueError("juror_temperature_min is larger than juror_temperature_max")
-        return self
-
-    def juror_temperatures(self) -> list[float]:
-        """Temperatures spread evenly from min to max, one per juror."""
-        n, lo, hi = self.jury_size, self.juror_temperature_min, self.juror_temperature_max
-        if n == 1:
-            return [round((lo + hi) / 2, 3)]
-        return [round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)]
-
-
-class Validation(_Section):
-    require_exact_quotes: bool = True
-    min_harm_words: int = Field(8, ge=0, le=200)
-    min_juror_words: int = Field(50, ge=0, le=500)
+    max_concurrency: int = Field(0, ge=0, le=64)  # model requests at once; 0: no limit
+    delay_ms: int = Field(0, ge=0, le=60_000)  # between the starts of two requests
 
 
 class Budget(_Section):
@@ -149,10 +107,10 @@ class RunsSettings(_Section):
 class Settings(_Section):
     """Every setting of a trial. Frozen: derive a changed copy with ``with_overrides``."""
 
-    models: Models = Models()
-    parameters: Parameters = Parameters()
-    validation: Validation = Validation()
+    models: dict[str, str] = Field(default_factory=lambda: {"default": DEFAULT_MODEL})
+    procedures: dict[str, dict[str, Any]] = Field(default_factory=lambda: _procedure_defaults({}))
     budget: Budget = Budget()
+    throttle: Throttle = Throttle()
     limits: Limits = Limits()
     anthropic: AnthropicSettings = AnthropicSettings()
     ollama: OllamaSettings = OllamaSettings()
@@ -160,10 +118,53 @@ class Settings(_Section):
     scripted: ScriptedSettings = ScriptedSettings()
     runs: RunsSettings = RunsSettings()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        """Every registered procedure's table, its keys filled in with their defaults."""
+        if isinstance(data, dict) and isinstance(data.get("procedures", {}), dict):
+            data = {**data, "procedures": _procedure_defaults(data.get("procedures", {}))}
+        return data
+
+    @model_validator(mode="after")
+    def _declared(self) -> Settings:
+        """Every [models] key names a declared role (or ``default``) and a known backend; every
+        [procedures.<name>] table is that procedure's ``Parameters``."""
+        from .procedures import known_roles, parameters_model
+
+        roles = known_roles()
+        for key, value in self.models.items():
+            if key != "default" and key not in roles:
+                raise ValueError(f"[models] unknown role '{key}'; known roles: default, {', '.join(sorted(roles))}")
+            ModelSpec.parse(value, where=f"[models] {key}")
+        for name, values in self.procedures.items():
+            try:
+                parameters_model(name).model_validate(values)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                key = ".".join(str(p) for p in err["loc"])
+                if err["type"] == "extra_forbidden":
+                    known = ", ".join(parameters_model(name).model_fields)
+                    raise ValueError(f"unknown key '{key}' in [procedures.{name}]; known keys: {known}") from None
+                shown = f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else ""
+                msg = err["msg"].removeprefix("Value error, ")
+                raise ValueError(f"[procedures.{name}] {key}: {msg}{shown}".replace("] : ", "]: ")) from None
+        return self
+
     def model_for(self, role: str) -> ModelSpec:
-        """The resolved model of a role (``juror`` and ``jury`` are the same role)."""
-        key = "jury" if role == "juror" else role
-        return ModelSpec.parse(getattr(self.models, key), where=f"[models] {key}").resolved(self)
+        """The resolved model of a role: its own [models] key (or an alias of it), else ``default``."""
+        from .procedures import role_keys
+
+        for key in role_keys(role):
+            if key in self.models:
+                return ModelSpec.parse(self.models[key], where=f"[models] {key}").resolved(self)
+        return ModelSpec.parse(self.models.get("default", DEFAULT_MODEL), where="[models] default").resolved(self)
+
+    def procedure_params(self, name: str) -> Any:
+        """The [procedures.<name>] table as the procedure's ``Parameters`` (defaults filled in)."""
+        from .procedures import parameters_model
+
+        return parameters_model(name).model_validate(self.procedures.get(name, {}))
 
     def with_overrides(self, overrides: dict[str, dict[str, Any]]) -> Settings:
         """A copy with ``{section: {key: value}}`` applied and validated again."""
@@ -172,15 +173,56 @@ class Settings(_Section):
             if section not in data:
                 raise ConfigError(f"unknown config section [{section}]")
             data[section] = {**data[section], **values}
+        if "models" in overrides and "default" not in overrides["models"]:
+            data["models"].setdefault("default", DEFAULT_MODEL)
         return _validate(data, "settings")
 
     def with_backend(self, backend: str) -> Settings:
         """Every role on one backend (``scripted``, ``local``, ``anthropic:claude-…``)."""
         ModelSpec.parse(backend, where="backend")
-        return self.with_overrides({"models": {role: backend for role in ROLES}})
+        data = self.model_dump()
+        data["models"] = {"default": backend}
+        return _validate(data, "settings")
+
+    def with_params(self, procedure: str, values: dict[str, Any]) -> Settings:
+        """A copy with [procedures.<procedure>] keys changed (chat and notebook settings panels)."""
+        data = self.model_dump()
+        data["procedures"] = {**data["procedures"], procedure: {**data["procedures"].get(procedure, {}), **values}}
+        return _validate(data, "settings")
+
+
+def _procedure_defaults(given: dict[str, Any]) -> dict[str, Any]:
+    from .procedures import available, parameters_model
+
+    out = {}
+    for info in available():
+        defaults = parameters_model(info.name)().model_dump()
+        table = given.get(info.name, {})
+        out[info.name] = {**defaults, **table} if isinstance(table, dict) else table
+    out.update({k: v for k, v in given.items() if k not in out})
+    return out
+
+
+LEGACY_SECTIONS = ("parameters", "validation")  # before procedures had tables of their own
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A config of an earlier release: [parameters] and [validation] were the decision court's."""
+    legacy = {k: data[k] for k in LEGACY_SECTIONS if isinstance(data.get(k), dict)}
+    if not legacy:
+        return data
+    data = {k: v for k, v in data.items() if k not in LEGACY_SECTIONS}
+    procedures = dict(data.get("procedures") or {})
+    merged = {**legacy.get("parameters", {}), **legacy.get("validation", {})}
+    procedures["decision"] = {**merged, **procedures.get("decision", {})}
+    data["procedures"] = procedures
+    return data
 
 
 def _validate(data: dict[str, Any], source: str) -> Settings:
+    data = upgrade(data)
+    if isinstance(data.get("models"), dict) and data["models"] and "default" not in data["models"]:
+        data = {**data, "models": {"default": DEFAULT_MODEL, **data["models"]}}
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
@@ -193,6 +235,8 @@ def _describe(exc: ValidationError, source: str) -> str:
     err = exc.errors()[0]
     loc = [str(p) for p in err["loc"]]
     where = f"[{loc[0]}] {'.'.join(loc[1:])}".strip() if loc else "(top level)"
+    if not loc:  # a rule across sections ([models] roles, [procedures.<name>] tables)
+        return f"{source}: {err['msg'].removeprefix('Value error, ')}"
     if err["type"] == "extra_forbidden":
         if len(loc) == 1:
             return f"{source}: unknown section [{loc[0]}]; known sections: {', '.join(Settings.model_fields)}"

@@ -16,11 +16,11 @@ from typing import Any
 
 from .backends import Backend, BackendPool
 from .case import Case
-from .config import ROLES, Settings, load_settings
+from .config import Settings, load_settings
+from .court import Court
 from .errors import BudgetExceeded, CourtroomError
 from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
 from .procedures import get as get_procedure
-from .procedures.base import Court
 from .records import RunRecord, now
 from .store import RunStore, new_run_id
 
@@ -33,7 +33,7 @@ class Trial:
         case: Case,
         settings: Settings | None = None,
         *,
-        procedure: str = "decision",
+        procedure: str | None = None,
         store: RunStore | None | bool = True,
         backends: dict[str, Backend] | None = None,
         dry_run: bool = False,
@@ -41,7 +41,8 @@ class Trial:
         owner: str = "",
     ):
         self.settings = settings or load_settings()
-        self.procedure = get_procedure(procedure)
+        self.procedure = get_procedure(procedure or case.procedure or "decision")
+        self.params = self.settings.procedure_params(self.procedure.name)  # a bad [procedures.*] table fails here
         self.dry_run = dry_run
         if store is True:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
@@ -53,7 +54,7 @@ class Trial:
             procedure=self.procedure.name,
             case=case,
             settings=self.settings.model_dump(),
-            models={role: str(self.settings.model_for(role)) for role in ROLES},
+            models={role.name: str(self.settings.model_for(role.name)) for role in self.procedure.roles},
             dry_run=dry_run,
         )
         self._handlers: list[EventHandler] = []
@@ -86,10 +87,11 @@ class Trial:
             self._handlers.append(on_event)
         record = self.record
         started = time.perf_counter()
-        court = Court(record, self.settings, self.pool, self._emit)
+        court = Court(record, self.settings, self.pool, self._emit, self.procedure)
         court.emit(RunStarted(
-            run_id=record.run_id, procedure=record.procedure, question=record.case.question,
-            documents=[d.name for d in record.case.context], stages=[s for s, _ in self.procedure.stages],
+            run_id=record.run_id, procedure=record.procedure, procedure_title=self.procedure.title,
+            question=record.case.question, documents=[d.name for d in record.case.context],
+            stages=[s for s, _ in self.procedure.stages], stage_titles=dict(self.procedure.stages),
             models=record.models, dry_run=self.dry_run,
         ))
         failure: BaseException | None = None

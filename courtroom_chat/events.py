@@ -1,17 +1,22 @@
 """The events a trial emits, in order. Every front end renders these and nothing else.
 
-A stored run keeps its events, so replaying a trial is rendering them again. Events are
-procedure-neutral (stages, agents, text, tallies, warnings); the payloads of
-``AgentFinished``/``StageFinished`` carry the typed outputs of the procedure's roles.
+Events are procedure-neutral: stages (and rounds within them), agents, checked items,
+tallies and an outcome. What a procedure's outputs *look like* travels with the events
+(``AgentFinished.markdown``, ``ItemChecked.detail``, ``OutcomeReached.markdown``), so the
+CLI, the chat, the notebook and a replay of a stored run show any procedure without
+knowing its roles. A stored run keeps its events; replaying it is rendering them again.
 
     RunStarted
       StageStarted ─┬─ AgentStarted ─ TextDelta* ─ [AgentRetry ─ TextDelta*] ─ AgentFinished | AgentFailed
                     ├─ CallFinished (one per model request)
-                    ├─ ExhibitChecked / TallyUpdated / WarningRaised
+                    ├─ ItemChecked / TallyUpdated / WarningRaised
       StageFinished
       ... | BudgetStopped
-      VerdictReached
+      OutcomeReached
     RunFinished   (always last, also after a failure or a cancel)
+
+Records written before events were procedure-neutral are upgraded on reading
+(``legacy.upgrade_event``), so old runs replay unchanged.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ class RunStarted(_Event):
     question: str
     documents: list[str] = Field(default_factory=list)
     stages: list[str] = Field(default_factory=list)
+    stage_titles: dict[str, str] = Field(default_factory=dict)
+    procedure_title: str = ""
     models: dict[str, str] = Field(default_factory=dict)
     dry_run: bool = False
 
@@ -40,17 +47,19 @@ class StageStarted(_Event):
     type: Literal["stage_started"] = "stage_started"
     stage: str
     title: str
+    round: int = 0  # 1, 2, … for a stage held in rounds; 0 otherwise
 
 
 class AgentStarted(_Event):
     type: Literal["agent_started"] = "agent_started"
     stage: str
-    agent: str  # prosecutor, defense, juror-3, judge
+    agent: str  # prosecutor, juror-3, justice-7
     role: str
     title: str  # "Juror 3"
     persona: str = ""
     model: str = ""
     temperature: float | None = None  # as applied
+    round: int = 0
 
 
 class TextDelta(_Event):
@@ -71,6 +80,10 @@ class AgentFinished(_Event):
     agent: str
     output: dict[str, Any]  # the typed output of the role, as JSON
     repaired: bool = False
+    title: str = ""  # the agent's title once it has spoken: "Juror 3 · act"
+    markdown: str = ""  # the output as the procedure presents it
+    line: str = ""  # one line for terse front ends (the CLI's progress)
+    round: int = 0
 
 
 class AgentFailed(_Event):
@@ -78,6 +91,7 @@ class AgentFailed(_Event):
     stage: str
     agent: str
     error: str
+    round: int = 0
 
 
 class CallFinished(_Event):
@@ -95,19 +109,50 @@ class CallFinished(_Event):
     ok: bool
 
 
-class ExhibitChecked(_Event):
-    type: Literal["exhibit_checked"] = "exhibit_checked"
-    exhibit: dict[str, Any]  # records.Exhibit
+class ItemChecked(_Event):
+    """Something the runtime checked and a person should see: an exhibit's quote, a citation."""
+
+    type: Literal["item_checked"] = "item_checked"
+    stage: str
+    agent: str = ""
+    kind: str  # exhibit, citation, quote
+    number: int = 0
+    title: str  # "Exhibit 2 · ✅ verified"
+    ok: bool
+    detail: str = ""  # Markdown
+    line: str = ""  # one line for terse front ends
+    data: dict[str, Any] = Field(default_factory=dict)  # the typed item, as JSON
 
 
 class TallyUpdated(_Event):
+    """Votes so far: counts by label, in the order the labels are shown."""
+
     type: Literal["tally_updated"] = "tally_updated"
-    guilty: int
-    not_guilty: int
-    abstain: int
-    pending: int
-    failed: int
-    seated: int
+    stage: str
+    title: str = "Tally"
+    labels: list[str]
+    counts: dict[str, int]
+    pending: int = 0
+    failed: int = 0
+    seated: int = 0
+    round: int = 0
+
+    def text(self) -> str:
+        """'3–2' over the labels with votes or in first place, then abstentions and progress."""
+        main = [lab for lab in self.labels[:2]]
+        text = "–".join(str(self.counts.get(lab, 0)) for lab in main)
+        for lab in self.labels[2:]:
+            if self.counts.get(lab):
+                text += f", {self.counts[lab]} {lab}"
+        if self.pending:
+            text += f" ({self.pending} deliberating)"
+        voted = sum(self.counts.values())
+        if self.failed and not self.pending:
+            text += f" ({voted} of {self.seated} voted)"
+        return text
+
+    def heading(self) -> str:
+        return f"{self.title} ({'–'.join(self.labels[:2])})"
 
 
 class WarningRaised(_Event):
@@ -115,6 +160,7 @@ class WarningRaised(_Event):
     agent: str
     rule: str
     message: str
+    stage: str = ""
 
 
 class StageFinished(_Event):
@@ -122,6 +168,9 @@ class StageFinished(_Event):
     stage: str
     title: str
     summary: dict[str, Any] = Field(default_factory=dict)  # the stage's typed record
+    state: str = ""  # a few words after the stage's title: "3 exhibits, 2 verified", "3–2"
+    markdown: str = ""  # a note the stage closes on (for example "No ruling: the jury decides")
+    round: int = 0
 
 
 class BudgetStopped(_Event):
@@ -148,13 +197,11 @@ class PromptPlanned(_Event):
     cost_usd: float | None
 
 
-class VerdictReached(_Event):
-    type: Literal["verdict_reached"] = "verdict_reached"
-    verdict: dict[str, Any]  # records.Verdict
-    split: str
-    jurors_voted: int
-    jurors_seated: int
-    warnings: list[str] = Field(default_factory=list)
+class OutcomeReached(_Event):
+    """How the trial ended, as every front end shows it (see ``records.Outcome``)."""
+
+    type: Literal["outcome_reached"] = "outcome_reached"
+    outcome: dict[str, Any]  # records.Outcome
 
 
 class RunFinished(_Event):
@@ -170,11 +217,14 @@ class RunFinished(_Event):
 
 
 Event = Annotated[
-    RunStarted | StageStarted | AgentStarted | TextDelta | AgentRetry | AgentFinished | AgentFailed | CallFinished | ExhibitChecked | TallyUpdated | WarningRaised | StageFinished | BudgetStopped | PromptPlanned | VerdictReached | RunFinished,
+    RunStarted | StageStarted | AgentStarted | TextDelta | AgentRetry | AgentFinished | AgentFailed | CallFinished
+    | ItemChecked | TallyUpdated | WarningRaised | StageFinished | BudgetStopped | PromptPlanned | OutcomeReached
+    | RunFinished,
     Field(discriminator="type"),
 ]
 
 _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+LEGACY_TYPES = frozenset({"exhibit_checked", "verdict_reached"})
 
 
 def parse_event(data: dict[str, Any]) -> Event:
@@ -182,4 +232,10 @@ def parse_event(data: dict[str, Any]) -> Event:
 
 
 def parse_events(items: list[dict[str, Any]]) -> list[Event]:
+    """Stored events as typed events; events of older releases are upgraded first."""
+    if any(d.get("type") in LEGACY_TYPES or (d.get("type") == "tally_updated" and "counts" not in d)
+           or (d.get("type") == "agent_finished" and "markdown" not in d) for d in items):
+        from .legacy import upgrade_events
+
+        items = upgrade_events(items)
     return [parse_event(d) for d in items]

@@ -1,7 +1,10 @@
-"""Typed outputs of each role, and the whole ``RunRecord`` of a trial.
+"""The whole ``RunRecord`` of a trial, procedure-neutral: outputs keyed by agent, calls,
+warnings, events, and an ``Outcome``.
 
-Verdict words (guilty / not_guilty / abstain / dismissed) live here. Models are never
-asked for them: procedures ask with plain-meaning labels and map them in code.
+A procedure keeps its typed records in ``outputs`` (the decision court's ``prosecutor``,
+``defense``, ``jury`` and ``verdict``; a supreme court's ``justice-4``…) and states how the
+trial ended in ``outcome``. Records written before outputs were generic are upgraded when
+read (see ``legacy.upgrade_record``).
 """
 
 from __future__ import annotations
@@ -9,13 +12,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from .case import Case
-from .evidence import Location, NearestMiss
 
-Vote = Literal["guilty", "not_guilty", "abstain"]
-Decision = Literal["guilty", "not_guilty", "dismissed"]
 Status = Literal["running", "complete", "incomplete", "failed", "stopped"]
 
 
@@ -23,127 +23,36 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-# ---------------------------------------------------------------- decision court outputs
-
-
-class Exhibit(BaseModel):
-    number: int
-    source_quote: str
-    target_quote: str = ""
-    harm: str = ""
-    origin: Literal["prosecutor", "case"] = "prosecutor"
-    verified: bool = False
-    location: Location | None = None
-    target_location: Location | None = None
-    nearest: NearestMiss | None = None
-    attempt: int = 1  # 2: filed after the prosecutor was shown what failed
-
-    def mark(self) -> str:
-        """The verified/unverified mark every front end shows."""
-        if self.verified and self.location:
-            return f"✅ verified at {self.location.short()}"
-        if self.nearest:
-            return f"❌ unverified (nearest passage {self.nearest.similarity:.0%} similar at {self.nearest.location.short()})"
-        return "❌ unverified (no similar passage in the evidence)"
-
-
-class Prosecution(BaseModel):
-    motion: str
-    case_statement: str
-    exhibits: list[Exhibit] = Field(default_factory=list)
-    harm_analysis: str = ""
-
-    def admitted(self) -> list[Exhibit]:
-        return [e for e in self.exhibits if e.verified]
-
-
-class ExhibitChallenge(BaseModel):
-    exhibit: int
-    challenge: str
-    effect: Literal["refutes", "weakens", "concedes"] = "weakens"
-
-
-class Defense(BaseModel):
-    counter_argument: str
-    exhibit_challenges: list[ExhibitChallenge] = Field(default_factory=list)
-    harm_dispute: str = ""
-    alternative: str = ""
-
-    def challenge_for(self, number: int) -> ExhibitChallenge | None:
-        return next((c for c in self.exhibit_challenges if c.exhibit == number), None)
-
-
-class Juror(BaseModel):
-    number: int
-    persona: str
-    model: str = ""
-    temperature: float | None = None  # as applied; None when the backend takes none
-    vote: Vote | None = None
-    reasoning: str = ""
-    status: Literal["pending", "voted", "failed"] = "pending"
-    error: str = ""
-
-
-class Jury(BaseModel):
-    jurors: list[Juror] = Field(default_factory=list)
-    guilty_count: int = 0
-    not_guilty_count: int = 0
-    abstain_count: int = 0
-    threshold: int = 3
-    proceeds_to_judge: bool = False
-
-    @property
-    def seated(self) -> int:
-        return len(self.jurors)
-
-    @property
-    def voted(self) -> int:
-        return self.guilty_count + self.not_guilty_count + self.abstain_count
-
-    def split(self, words: bool = False) -> str:
-        """'3–2' (act–do not act), with abstentions and a partial panel spelled out; with
-        ``words``, '3 to act, 2 not to act' for prompts."""
-        if words:
-            text = f"{self.guilty_count} to act, {self.not_guilty_count} not to act"
-        else:
-            text = f"{self.guilty_count}–{self.not_guilty_count}"
-        if self.abstain_count:
-            text += f", {self.abstain_count} abstaining"
-        if self.voted < self.seated:
-            text += f" ({self.voted} of {self.seated} jurors{' voted' if words else ''})"
-        return text
-
-    def unanimous(self) -> bool:
-        counts = [c for c in (self.guilty_count, self.not_guilty_count, self.abstain_count) if c]
-        return len(counts) <= 1
-
-    @classmethod
-    def tally(cls, jurors: list[Juror], threshold: int) -> Jury:
-        votes = [j.vote for j in jurors if j.status == "voted"]
-        guilty = votes.count("guilty")
-        return cls(
-            jurors=jurors,
-            guilty_count=guilty,
-            not_guilty_count=votes.count("not_guilty"),
-            abstain_count=votes.count("abstain"),
-            threshold=threshold,
-            proceeds_to_judge=guilty >= threshold,
-        )
-
-
-class Verdict(BaseModel):
-    decision: Decision
-    reasoning: str
-    rationale: str
-    actions: list[str] = Field(default_factory=list)
-    confidence: float  # the judge's own figure
-    answer: str  # "Yes: publish now"
-    evidence_confidence: float  # from jury margin and surviving exhibits, see confidence.py
-    evidence_basis: dict[str, Any] = Field(default_factory=dict)
-    decided_by: Literal["judge", "jury"] = "judge"
-
-
 # ---------------------------------------------------------------- run-level records
+
+
+class Confidence(BaseModel):
+    """One confidence figure, named by what it measures."""
+
+    kind: Literal["vote_share", "evidence", "self_reported", "agreement"]
+    label: str  # "jury vote share", "evidence verified and unrefuted", "judge's own estimate"
+    value: float
+    basis: str = ""  # how it was computed, in words: "4 of 5 jurors"
+
+
+class Outcome(BaseModel):
+    """How a trial ended, in a shape every procedure fills and every front end shows.
+
+    ``polarity`` places the outcome on the question's yes/no axis (the evaluation harness
+    scores it); ``label`` is the procedure's own word (guilty, entailment, liable, hung)."""
+
+    answer: str  # "Yes: merge PR #214 now"
+    label: str  # the procedure's decision label
+    polarity: Literal["yes", "no", "undecided"] | None = None
+    decided_by: str = ""  # "the judge", "the jury", "the bench"
+    confidences: list[Confidence] = Field(default_factory=list)
+    partial: bool = False  # some agents failed or a stage was cut short
+    warnings: list[str] = Field(default_factory=list)
+    markdown: str = ""  # the outcome as the procedure presents it (under the answer)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    def confidence(self, kind: str) -> float | None:
+        return next((c.value for c in self.confidences if c.kind == kind), None)
 
 
 class Usage(BaseModel):
@@ -205,10 +114,8 @@ class RunRecord(BaseModel):
     case: Case
     settings: dict[str, Any] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)
-    prosecution: Prosecution | None = None
-    defense: Defense | None = None
-    jury: Jury | None = None
-    verdict: Verdict | None = None
+    outputs: dict[str, Any] = Field(default_factory=dict)  # agent (or stage record) -> typed output as JSON
+    outcome: Outcome | None = None
     calls: list[CallRecord] = Field(default_factory=list)
     warnings: list[Warning] = Field(default_factory=list)
     stages_completed: list[str] = Field(default_factory=list)
@@ -216,6 +123,40 @@ class RunRecord(BaseModel):
     events: list[dict[str, Any]] = Field(default_factory=list)
     feedback: Feedback | None = None
     dry_run: bool = False
+    flags: list[dict[str, Any]] = Field(default_factory=list)  # evidence passages flagged as instructions
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any(k in data for k in ("prosecution", "defense", "jury", "verdict")):
+            from .legacy import upgrade_record
+
+            return upgrade_record(data)
+        return data
+
+    # The decision court's records, typed, for code written against them (``record.verdict.answer``).
+    @property
+    def prosecution(self) -> Any:
+        return self._decision("prosecution")
+
+    @property
+    def defense(self) -> Any:
+        return self._decision("defense")
+
+    @property
+    def jury(self) -> Any:
+        return self._decision("jury")
+
+    @property
+    def verdict(self) -> Any:
+        return self._decision("verdict")
+
+    def _decision(self, name: str) -> Any:
+        if self.procedure != "decision":
+            return None
+        from .procedures.decision import records
+
+        return records.typed(name, self.outputs)
 
     @property
     def cost_usd(self) -> float:
@@ -251,58 +192,65 @@ class RunRecord(BaseModel):
 
     def summary(self) -> dict[str, Any]:
         """The headline of a run: what the store indexes and what a runs table shows."""
-        v, j = self.verdict, self.jury
+        o = self.outcome
+        votes = (o.data.get("votes") if o else None) or {}
         return {
             "run_id": self.run_id,
             "started_at": self.started_at,
             "procedure": self.procedure,
             "status": self.status,
             "question": self.case.question,
-            "decision": v.decision if v else None,
-            "answer": v.answer if v else None,
-            "decided_by": v.decided_by if v else None,
-            "confidence": v.confidence if v else None,
-            "evidence_confidence": v.evidence_confidence if v else None,
-            "split": j.split() if j else None,
-            "guilty": j.guilty_count if j else None,
-            "not_guilty": j.not_guilty_count if j else None,
-            "abstain": j.abstain_count if j else None,
-            "seated": j.seated if j else None,
+            "decision": o.label if o else None,
+            "polarity": o.polarity if o else None,
+            "answer": o.answer if o else None,
+            "decided_by": o.decided_by if o else None,
+            "confidence": o.confidences[0].value if o and o.confidences else None,
+            "confidences": {c.kind: c.value for c in o.confidences} if o else {},
+            "evidence_confidence": o.confidence("evidence") if o else None,
+            "split": o.data.get("split") if o else None,
+            "votes": votes,
+            "backends": sorted({m.partition(":")[0] for m in self.models.values()}),
             "cost_usd": self.cost_usd,
             "duration_ms": self.duration_ms,
             "feedback": self.feedback.rating if self.feedback else None,
         }
 
     def to_result(self) -> dict[str, Any]:
-        """The Courtroom POC ``CourtroomResult`` in snake_case, plus extra fields."""
+        """The result a procedure writes with ``-o``: its own shape where it defines one
+        (the decision court's ``CourtroomResult``), else the generic record."""
+        from .procedures import get as get_procedure
+
+        return get_procedure(self.procedure).result_of(self)
+
+    def generic_result(self) -> dict[str, Any]:
         return {
-            "case": {
-                "question": self.case.question,
-                "context": [
-                    {"name": d.name, "kind": d.kind, "sha256": d.sha256, "lines": d.lines} for d in self.case.context
-                ],
-                "evidence": [e.model_dump() for e in self.case.evidence],
-            },
-            "prosecution": self.prosecution.model_dump(mode="json") if self.prosecution else None,
-            "defense": self.defense.model_dump(mode="json") if self.defense else None,
-            "jury": (
-                {**self.jury.model_dump(mode="json"), "split": self.jury.split()} if self.jury else None
-            ),
-            "verdict": self.verdict.model_dump(mode="json") if self.verdict else None,
+            "case": self.case_summary(),
+            "outputs": self.outputs,
+            "outcome": self.outcome.model_dump(mode="json") if self.outcome else None,
             "warnings": [w.model_dump() for w in self.warnings],
-            "metadata": {
-                "run_id": self.run_id,
-                "procedure": self.procedure,
-                "status": self.status,
-                "timestamp": self.started_at.isoformat(),
-                "duration_ms": self.duration_ms,
-                "cost_usd": self.cost_usd,
-                "cost_known": self.cost_known,
-                "cost_by_role": self.cost_by_role(),
-                "model_usage": self.model_usage(),
-                "models": self.models,
-                "stages_completed": self.stages_completed,
-                "error": self.error,
-                "feedback": self.feedback.model_dump(mode="json") if self.feedback else None,
-            },
+            "metadata": self.metadata(),
+        }
+
+    def case_summary(self) -> dict[str, Any]:
+        return {
+            "question": self.case.question,
+            "context": [{"name": d.name, "kind": d.kind, "sha256": d.sha256, "lines": d.lines} for d in self.case.context],
+            "evidence": [e.model_dump() for e in self.case.evidence],
+        }
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "procedure": self.procedure,
+            "status": self.status,
+            "timestamp": self.started_at.isoformat(),
+            "duration_ms": self.duration_ms,
+            "cost_usd": self.cost_usd,
+            "cost_known": self.cost_known,
+            "cost_by_role": self.cost_by_role(),
+            "model_usage": self.model_usage(),
+            "models": self.models,
+            "stages_completed": self.stages_completed,
+            "error": self.error,
+            "feedback": self.feedback.model_dump(mode="json") if self.feedback else None,
         }

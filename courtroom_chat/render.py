@@ -1,167 +1,102 @@
-"""Markdown for every front end: one layout for exhibits, jurors, the verdict and prompts.
+"""The one presenter: events in, the trial as stages → agents → items → tally → outcome.
 
-The chat, the notebook, the CLI's ``show`` and the Markdown export all call these, so a
-verdict reads the same everywhere. ``replay`` rebuilds a trial from its stored events alone.
+Every front end (CLI, chat, notebook, Markdown export, ``courtroom show``) draws from
+``Presenter`` and the functions here, so any procedure reads the same everywhere and no
+front end names a role. ``replay`` rebuilds a whole trial as Markdown from its events alone.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cost import dollars
 from .events import (
     AgentFailed,
     AgentFinished,
+    AgentRetry,
+    AgentStarted,
     BudgetStopped,
+    CallFinished,
     Event,
-    ExhibitChecked,
+    ItemChecked,
+    OutcomeReached,
     PromptPlanned,
     RunFinished,
     RunStarted,
+    StageFinished,
     StageStarted,
-    VerdictReached,
+    TallyUpdated,
+    TextDelta,
     WarningRaised,
 )
 
-DECISION_LABEL = {"guilty": "act (guilty)", "not_guilty": "do not act (not guilty)", "dismissed": "dismissed"}
-VOTE_LABEL = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain", None: "no vote"}
-ROLE_ORDER = ("prosecutor", "defense", "juror", "judge")
+_DETAILS = re.compile(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", re.S)
 
 
 def temperature_text(value: float | None) -> str:
     return "none applied" if value is None else f"{value:.2f}"
 
 
-def exhibit_title(ex: dict[str, Any]) -> str:
-    mark = "✅ verified" if ex.get("verified") else "❌ unverified"
-    return f"Exhibit {ex['number']} · {mark}"
+def fold_details(text: str) -> str:
+    """``<details>`` blocks as a bold label and a quote, for renderers that show HTML as text."""
+
+    def quote(m: re.Match[str]) -> str:
+        body = "\n".join(f"> {line}" if line else ">" for line in m.group(2).splitlines())
+        return f"**{m.group(1)}:**\n\n{body}"
+
+    return _DETAILS.sub(quote, text)
 
 
-def exhibit_markdown(ex: dict[str, Any]) -> str:
-    lines = [f"> {ex['source_quote']}", ""]
-    if ex.get("verified") and ex.get("location"):
-        loc = ex["location"]
-        where = f"{loc['document']}:{loc['line_start']}" + (
-            f"-{loc['line_end']}" if loc["line_end"] != loc["line_start"] else "")
-        lines.append(f"**✅ Verified** at `{where}` (characters {loc['char_start']}–{loc['char_end']})")
-    else:
-        near = ex.get("nearest")
-        if near:
-            loc = near["location"]
-            lines.append(f"**❌ Unverified**: not found in the evidence. Nearest passage "
-                         f"({near['similarity']:.0%} similar) at `{loc['document']}:{loc['line_start']}`:")
-            lines.append(f"> {near['passage']}")
-        else:
-            lines.append("**❌ Unverified**: no similar passage exists in the evidence.")
-    if ex.get("origin") == "case":
-        lines.append("*Filed with the case.*")
-    if ex.get("target_quote"):
-        lines += ["", f"**Bears on:** {ex['target_quote']}"]
-    if ex.get("harm"):
-        lines += ["", f"**Harm if we do not act:** {ex['harm']}"]
-    return "\n".join(lines)
-
-
-def prosecution_markdown(p: dict[str, Any]) -> str:
-    return (f"**Motion:** {p['motion']}\n\n{p['case_statement']}\n\n"
-            f"**Harm analysis:** {p.get('harm_analysis') or '—'}")
-
-
-def defense_markdown(d: dict[str, Any], exhibits: list[dict[str, Any]] | None = None) -> str:
-    lines = [d["counter_argument"], ""]
-    by_number = {e["number"]: e for e in exhibits or []}
-    for c in d.get("exhibit_challenges", []):
-        quote = by_number.get(c["exhibit"], {}).get("source_quote", "")
-        lines.append(f"- **Exhibit {c['exhibit']}** ({c['effect']}): {c['challenge']}"
-                     + (f"\n  > {quote}" if quote else ""))
-    lines += ["", f"**Harm dispute:** {d.get('harm_dispute') or '—'}",
-              f"**Alternative:** {d.get('alternative') or '—'}"]
-    return "\n".join(lines)
-
-
-def juror_title(j: dict[str, Any]) -> str:
-    vote = VOTE_LABEL.get(j.get("vote")) if j.get("status") != "failed" else "failed"
-    return f"Juror {j['number']} · {vote}"
-
-
-def juror_markdown(j: dict[str, Any]) -> str:
-    head = f"*{j['persona']}* · temperature {temperature_text(j.get('temperature'))}"
-    if j.get("status") == "failed":
-        return f"{head}\n\n**Failed:** {j.get('error', '')}"
-    return f"{head}\n\n**Vote: {VOTE_LABEL.get(j.get('vote'))}**\n\n{j.get('reasoning', '')}"
-
-
-def tally_text(guilty: int, not_guilty: int, abstain: int = 0, pending: int = 0, failed: int = 0, seated: int = 0) -> str:
-    text = f"{guilty}–{not_guilty}"
-    if abstain:
-        text += f", {abstain} abstaining"
-    if pending:
-        text += f" ({pending} deliberating)"
-    voted = guilty + not_guilty + abstain
-    if failed and not pending:
-        text += f" ({voted} of {seated} jurors)"
-    return text
+def strip_details(text: str) -> str:
+    """``text`` without its ``<details>`` blocks (already shown elsewhere)."""
+    return _DETAILS.sub("", text)
 
 
 def cost_lines(cost_by_role: dict[str, float], total: float, known: bool = True, label: str = "This trial") -> list[str]:
-    parts = ", ".join(f"{role} {dollars(cost_by_role[role])}" for role in ROLE_ORDER if role in cost_by_role)
+    parts = ", ".join(f"{role} {dollars(cost)}" for role, cost in cost_by_role.items())
     suffix = "" if known else " (some calls have no known price)"
     return [f"**{label}:** {dollars(total)}{suffix}" + (f" — {parts}" if parts else "")]
 
 
-def verdict_markdown(
-    verdict: dict[str, Any],
+def confidence_line(outcome: dict[str, Any]) -> str:
+    parts = []
+    for c in outcome.get("confidences", []):
+        basis = f" ({c['basis']})" if c.get("basis") else ""
+        parts.append(f"{c['label']} {c['value']:.0%}{basis}")
+    return "**Confidence:** " + " · ".join(parts) if parts else ""
+
+
+def outcome_markdown(
+    outcome: dict[str, Any],
     *,
-    split: str,
-    jurors_voted: int,
-    jurors_seated: int,
-    warnings: Iterable[str] = (),
     cost_by_role: dict[str, float] | None = None,
     cost_usd: float | None = None,
     cost_known: bool = True,
     session_cost: tuple[dict[str, float], float] | None = None,
     html: bool = True,
 ) -> str:
-    """The verdict, in the order every front end shows it.
-
-    ``html=False`` folds the judge's reasoning into a quote instead of a ``<details>``
-    block, for renderers that show raw HTML as text (the chat does, for safety)."""
-    lines = [
-        f"## {verdict['answer']}",
-        f"**Decision:** {DECISION_LABEL[verdict['decision']]}"
-        + (" · decided by the jury (no judge's ruling)" if verdict.get("decided_by") == "jury" else ""),
-        "",
-        f"**Rationale:** {verdict['rationale']}",
-    ]
-    if verdict.get("actions"):
-        lines += ["", "**Actions:**", *[f"{i}. {a}" for i, a in enumerate(verdict["actions"], 1)]]
-    basis = verdict.get("evidence_basis") or {}
-    by_jury = verdict.get("decided_by") == "jury"
-    # Without a ruling, the first figure is the jury's majority share, not a judge's estimate.
-    lines += [
-        "",
-        f"**Confidence:** {'jury majority' if by_jury else 'judge'} {verdict['confidence']:.0%} · evidence-based {verdict['evidence_confidence']:.0%}"
-        + (f" (jury {basis.get('jury_for', '?')} of {basis.get('jury_cast', '?')} for this decision; "
-           f"{basis.get('exhibits_survived', '?')} of {basis.get('exhibits_filed', '?')} exhibits verified and unrefuted)"
-           if basis else ""),
-        "",
-        f"**Jury:** {split}" + ("" if jurors_voted == jurors_seated else f" — partial panel, {jurors_voted} of {jurors_seated} jurors"),
-    ]
-    warnings = list(warnings)
-    if warnings:
-        lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in warnings]]
-    reasoning_label = "Why the jury decided" if by_jury else "Judge's reasoning"
-    if html:
-        lines += ["", f"<details><summary>{reasoning_label}</summary>\n\n{verdict['reasoning']}\n\n</details>", ""]
-    else:
-        quoted = "\n".join(f"> {line}" if line else ">" for line in verdict["reasoning"].splitlines())
-        lines += ["", f"**{reasoning_label}:**", "", quoted, ""]
+    """The outcome, in the order every front end shows it: the answer, what the procedure says
+    of it, named confidences, warnings, cost. ``html=False`` folds ``<details>`` blocks."""
+    lines = [f"## {outcome['answer']}"]
+    if outcome.get("decided_by"):
+        lines += ["", f"*Decided by {outcome['decided_by']}*" + (" · **partial**" if outcome.get("partial") else "")]
+    if outcome.get("markdown"):
+        lines += ["", outcome["markdown"]]
+    conf = confidence_line(outcome)
+    if conf:
+        lines += ["", conf]
+    if outcome.get("warnings"):
+        lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in outcome["warnings"]]]
+    lines.append("")
     if cost_by_role is not None and cost_usd is not None:
         lines += cost_lines(cost_by_role, cost_usd, cost_known)
     if session_cost is not None:
         lines += cost_lines(session_cost[0], session_cost[1], label="This session")
-    return "\n".join(lines)
+    text = "\n".join(lines).rstrip() + "\n"
+    return text if html else fold_details(text)
 
 
 def prompt_markdown(p: dict[str, Any]) -> str:
@@ -181,48 +116,266 @@ def dry_run_summary(plans: list[dict[str, Any]]) -> str:
             f"estimated cost {dollars(cost) if known else 'unknown for some models'}. No model was called.")
 
 
-def replay(events: Iterable[Event]) -> str:
-    """The whole trial as Markdown, rebuilt from its events alone."""
-    out: list[str] = []
-    exhibits: list[dict[str, Any]] = []
-    jurors: list[dict[str, Any]] = []
-    plans: list[dict[str, Any]] = []
-    for e in events:
+def agent_head(e: AgentStarted) -> str:
+    bits = [f"*{e.persona}*" if e.persona else "", f"`{e.model}`" if e.model else "",
+            f"temperature {temperature_text(e.temperature)}"]
+    return " · ".join(b for b in bits if b)
+
+
+# ---------------------------------------------------------------------- the presenter
+
+
+@dataclass
+class AgentView:
+    agent: str
+    stage: str
+    title: str
+    head: str = ""  # persona · model · temperature
+    stream: str = ""  # raw text as it arrives
+    markdown: str = ""  # the procedure's rendering, once finished
+    line: str = ""
+    status: str = "running"  # running, done, failed
+    repaired: bool = False
+    retries: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def text(self) -> str:
+        """What the agent shows now: its rendering, its failure, or its reply so far."""
+        if self.status == "failed":
+            return f"**Failed:** {self.error}"
+        body = self.markdown if self.status == "done" else self.stream
+        note = "\n\n*Repaired: the first reply broke a rule and the agent was asked once more.*" if self.repaired else ""
+        return (f"{self.head}\n\n{body}" if self.head else body) + note
+
+
+@dataclass
+class StageView:
+    stage: str
+    title: str
+    round: int = 0
+    agents: dict[str, AgentView] = field(default_factory=dict)
+    items: list[ItemChecked] = field(default_factory=list)
+    tally: TallyUpdated | None = None
+    warnings: list[str] = field(default_factory=list)
+    state: str = ""  # "", running…, done, or the procedure's few words
+    note: str = ""  # the procedure's closing Markdown
+    done: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.stage}#{self.round}" if self.round else self.stage
+
+    @property
+    def label(self) -> str:
+        title = f"{self.title} · round {self.round}" if self.round else self.title
+        return f"{title} · {self.state}" if self.state else title
+
+    def tally_markdown(self) -> str:
+        return f"**{self.tally.heading()}:** {self.tally.text()}" if self.tally else ""
+
+    def markdown(self, *, agents: bool = True, items: bool = True, level: int = 3) -> str:
+        """The stage's body: each agent, each checked item, the tally, warnings, the closing note."""
+        parts: list[str] = []
+        if agents:
+            for view in self.agents.values():
+                parts.append(f"{'#' * level} {view.title}\n\n{view.text()}")
+        if items:
+            parts += [f"{'#' * level} {i.title}\n\n{i.detail}" for i in self.items]
+        if self.tally:
+            parts.append(self.tally_markdown())
+        if self.warnings:
+            parts.append("\n".join(f"- ⚠️ {w}" for w in self.warnings))
+        if self.note:
+            parts.append(self.note)
+        return "\n\n".join(p for p in parts if p)
+
+
+class Presenter:
+    """Folds events into the view every front end draws. ``apply`` returns the stage view the
+    event changed (None for run-level events), so a live front end redraws just that."""
+
+    def __init__(self) -> None:
+        self.started: RunStarted | None = None
+        self.stages: dict[str, StageView] = {}
+        self.outcome: dict[str, Any] | None = None
+        self.finished: RunFinished | None = None
+        self.budget: BudgetStopped | None = None
+        self.plans: list[dict[str, Any]] = []
+        self.calls = self.tokens = 0
+        self.cost = 0.0
+        self._agent_stage: dict[str, str] = {}  # agent -> stage key
+        self._current = ""
+
+    # ------------------------------------------------------------------ lookups
+
+    def stage(self, name: str, round: int = 0, title: str = "") -> StageView:
+        key = f"{name}#{round}" if round else name
+        if key not in self.stages:
+            titles = self.started.stage_titles if self.started else {}
+            self.stages[key] = StageView(name, title or titles.get(name) or name.replace("_", " ").capitalize(), round)
+        return self.stages[key]
+
+    def agent(self, agent: str) -> AgentView | None:
+        key = self._agent_stage.get(agent)
+        return self.stages[key].agents.get(agent) if key else None
+
+    def stage_of_agent(self, agent: str) -> StageView | None:
+        key = self._agent_stage.get(agent) or self._current
+        return self.stages.get(key)
+
+    # ------------------------------------------------------------------ folding
+
+    def apply(self, e: Event) -> StageView | None:
         if isinstance(e, RunStarted):
-            out += [f"# {e.question}", "",
-                    f"Run `{e.run_id}` · {e.procedure} · evidence: {', '.join(e.documents) or 'none'}", ""]
-            models = ", ".join(f"{k} {v}" for k, v in e.models.items())
-            out += [f"Models: {models}", ""]
-        elif isinstance(e, StageStarted):
-            out += [f"## {e.title}", ""]
-        elif isinstance(e, ExhibitChecked):
-            exhibits.append(e.exhibit)
-        elif isinstance(e, AgentFinished):
-            if e.agent == "prosecutor":
-                out += [prosecution_markdown(e.output), ""]
-                for ex in exhibits:
-                    out += [f"### {exhibit_title(ex)}", "", exhibit_markdown(ex), ""]
-            elif e.agent == "defense":
-                out += [defense_markdown(e.output, exhibits), ""]
-            elif e.agent.startswith("juror-"):
-                jurors.append(e.output)
-                out += [f"### {juror_title(e.output)}", "", juror_markdown(e.output), ""]
-        elif isinstance(e, AgentFailed):
-            out += [f"**{e.agent} failed:** {e.error}", ""]
-        elif isinstance(e, WarningRaised):
-            out += [f"- ⚠️ {e.message}", ""]
-        elif isinstance(e, PromptPlanned):
-            plans.append(e.model_dump())
-            out += [f"### Prompt: {e.agent}", "", prompt_markdown(e.model_dump()), ""]
-        elif isinstance(e, BudgetStopped):
-            out += [f"**Budget stop:** {e.message}", ""]
-        elif isinstance(e, VerdictReached):
-            out += ["## Verdict", "", verdict_markdown(e.verdict, split=e.split, jurors_voted=e.jurors_voted,
-                                                        jurors_seated=e.jurors_seated, warnings=e.warnings), ""]
-        elif isinstance(e, RunFinished):
-            if plans:
-                out += [dry_run_summary(plans), ""]
-            out += [f"---\nStatus: **{e.status}**" + (f" ({e.error})" if e.error else "")
-                    + f" · stages completed: {', '.join(e.stages_completed) or 'none'} · {e.duration_ms / 1000:.1f} s",
-                    *cost_lines(e.cost_by_role, e.cost_usd, e.cost_known), ""]
+            self.started = e
+            for name in e.stages:
+                self.stage(name)
+            return None
+        if isinstance(e, StageStarted):
+            view = self.stage(e.stage, e.round, e.title)
+            view.title, view.state = e.title, "running…"
+            self._current = view.key
+            return view
+        if isinstance(e, StageFinished):
+            view = self.stage(e.stage, e.round, e.title)
+            view.done, view.state = True, e.state or "done"
+            view.note = e.markdown or view.note
+            return view
+        if isinstance(e, AgentStarted):
+            view = self.stage(e.stage, e.round)
+            self._agent_stage[e.agent] = view.key
+            view.agents[e.agent] = AgentView(e.agent, view.key, e.title, head=agent_head(e))
+            return view
+        if isinstance(e, TextDelta | AgentRetry):
+            agent = self.agent(e.agent)
+            if agent is None:
+                return None
+            if isinstance(e, TextDelta):
+                agent.stream += e.text
+            else:
+                agent.retries.append("; ".join(e.problems))
+                agent.stream += f"\n\n↻ *Asked again: {'; '.join(e.problems)}*\n\n"
+            return self.stages[agent.stage]
+        if isinstance(e, AgentFinished):
+            view = self.stage(e.stage, e.round)
+            self._agent_stage[e.agent] = view.key
+            agent = view.agents.get(e.agent) or view.agents.setdefault(e.agent, AgentView(e.agent, view.key, e.title))
+            agent.title = e.title or agent.title
+            agent.markdown = e.markdown or f"```json\n{_json(e.output)}\n```"
+            agent.line, agent.status, agent.repaired = e.line, "done", e.repaired
+            return view
+        if isinstance(e, AgentFailed):
+            view = self.stage(e.stage, e.round)
+            agent = view.agents.get(e.agent) or view.agents.setdefault(e.agent, AgentView(e.agent, view.key, e.agent))
+            agent.status, agent.error = "failed", e.error
+            agent.title = f"{agent.title} · failed"
+            return view
+        if isinstance(e, ItemChecked):
+            view = self.stage(e.stage)
+            view.items.append(e)
+            return view
+        if isinstance(e, TallyUpdated):
+            view = self.stage(e.stage, e.round)
+            view.tally = e
+            return view
+        if isinstance(e, WarningRaised):
+            view = self.stages.get(self._agent_stage.get(e.agent, "")) or (self.stage(e.stage) if e.stage else None) \
+                or self.stages.get(self._current)
+            if view is not None:
+                view.warnings.append(e.message)
+            return view
+        if isinstance(e, CallFinished):
+            self.calls += 1
+            self.tokens += e.input_tokens + e.output_tokens
+            self.cost += e.cost_usd or 0.0
+            return None
+        if isinstance(e, PromptPlanned):
+            self.plans.append(e.model_dump())
+            view = self.stage(e.stage)
+            view.state = f"{sum(1 for p in self.plans if p['stage'] == e.stage)} prompt(s)"
+            return view
+        if isinstance(e, BudgetStopped):
+            self.budget = e
+            return None
+        if isinstance(e, OutcomeReached):
+            self.outcome = e.outcome
+            return None
+        if isinstance(e, RunFinished):
+            self.finished = e
+            for view in self.stages.values():
+                if view.state == "running…":
+                    view.state = "interrupted"
+                elif not view.state and e.status != "complete" and not self.plans:
+                    view.state = "not reached"
+                for agent in view.agents.values():
+                    if agent.status == "running":
+                        agent.status, agent.error = "failed", "cut off before it finished"
+            return None
+        return None
+
+    # ------------------------------------------------------------------ whole views
+
+    def outcome_text(self, *, html: bool = True, session_cost: tuple[dict[str, float], float] | None = None) -> str:
+        """The outcome with the trial's cost once it is known; a dry run's summary; or why there is none."""
+        f = self.finished
+        if self.outcome is not None:
+            costs: dict[str, Any] = {}
+            if f is not None:
+                costs = {"cost_by_role": f.cost_by_role, "cost_usd": f.cost_usd, "cost_known": f.cost_known}
+            return outcome_markdown(self.outcome, html=html, session_cost=session_cost, **costs)
+        if self.plans:
+            return dry_run_summary(self.plans)
+        lead = f"**Budget stop:** {self.budget.message}\n\n" if self.budget else ""
+        if f is None:
+            return lead
+        return lead + f"**No outcome** ({f.status}{': ' + f.error if f.error else ''}).\n\n" + "\n".join(
+            cost_lines(f.cost_by_role, f.cost_usd, f.cost_known))
+
+    def status_line(self) -> str:
+        f = self.finished
+        if f is None:
+            return ""
+        stages = "dry run, no model called" if self.plans else f"stages completed: {', '.join(f.stages_completed) or 'none'}"
+        return (f"Status: **{f.status}**" + (f" ({f.error})" if f.error else "")
+                + f" · {stages} · {f.duration_ms / 1000:.1f} s · run `{f.run_id}`")
+
+
+def _json(data: Any) -> str:
+    import json
+
+    return json.dumps(data, indent=1, ensure_ascii=False)
+
+
+def replay(events: Iterable[Event], *, html: bool = True) -> str:
+    """The whole trial as Markdown, rebuilt from its events alone."""
+    p = Presenter()
+    for e in events:
+        p.apply(e)
+    out: list[str] = []
+    if p.started is not None:
+        s = p.started
+        out += [f"# {s.question}", "",
+                f"Run `{s.run_id}` · {s.procedure_title or s.procedure} · evidence: {', '.join(s.documents) or 'none'}", ""]
+        if s.models:
+            out += ["Models: " + ", ".join(f"{k} {v}" for k, v in s.models.items()), ""]
+    for view in p.stages.values():
+        body = view.markdown()
+        if not body and not view.done:
+            continue
+        out += [f"## {view.title}" + (f" · round {view.round}" if view.round else ""), ""]
+        if p.plans:
+            out += [f"### Prompt: {plan['agent']}\n\n{prompt_markdown(plan)}\n" for plan in p.plans if plan["stage"] == view.stage]
+        if body:
+            out += [body, ""]
+    if p.outcome is not None:
+        out += ["## Outcome", "", outcome_markdown(p.outcome, html=html), ""]
+    if p.budget is not None:
+        out += [f"**Budget stop:** {p.budget.message}", ""]
+    if p.finished is not None:
+        f = p.finished
+        if p.plans:
+            out += [dry_run_summary(p.plans), ""]
+        out += [f"---\nStatus: **{f.status}**" + (f" ({f.error})" if f.error else "")
+                + f" · stages completed: {', '.join(f.stages_completed) or 'none'} · {f.duration_ms / 1000:.1f} s",
+                *cost_lines(f.cost_by_role, f.cost_usd, f.cost_known), ""]
     return "\n".join(out).rstrip() + "\n"

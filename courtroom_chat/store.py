@@ -48,10 +48,18 @@ MIGRATIONS = [
     );
     CREATE INDEX runs_started ON runs(started_at);
     """,
+    # 2: procedure-neutral columns; guilty/not_guilty/abstain stay for runs of the decision court.
+    """
+    ALTER TABLE runs ADD COLUMN decided_by TEXT;
+    ALTER TABLE runs ADD COLUMN polarity TEXT;
+    ALTER TABLE runs ADD COLUMN split TEXT;
+    ALTER TABLE runs ADD COLUMN backends TEXT;
+    ALTER TABLE runs ADD COLUMN summary TEXT;
+    """,
 ]
 
-_INDEXED = ("run_id", "procedure", "status", "question", "decision", "answer", "confidence", "evidence_confidence",
-            "guilty", "not_guilty", "abstain", "seated", "cost_usd", "duration_ms", "feedback")
+_INDEXED = ("run_id", "procedure", "status", "question", "decision", "polarity", "answer", "decided_by", "confidence",
+            "evidence_confidence", "split", "cost_usd", "duration_ms", "feedback")
 
 _KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+")]
 
@@ -120,9 +128,14 @@ class RunStore:
                 f.write(text)
             os.replace(tmp, path)
             summary = record.summary()
+            votes = summary["votes"]
             row = {k: summary[k] for k in _INDEXED} | {
                 "started_at": record.started_at.isoformat(),
                 "models": json.dumps(record.models),
+                "backends": ",".join(summary["backends"]),
+                "summary": json.dumps(summary, default=str, ensure_ascii=False),
+                "guilty": votes.get("act"), "not_guilty": votes.get("do not act"), "abstain": votes.get("abstain"),
+                "seated": sum(votes.values()) if votes else None,
                 "path": path.name,
                 "owner": owner,
             }

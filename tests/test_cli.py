@@ -41,6 +41,8 @@ def test_output_writes_the_courtroom_result_as_json(tmp_path):
     data = json.loads(out.read_text())
     assert data["verdict"]["decision"] in ("guilty", "not_guilty", "dismissed")
     assert data["metadata"]["run_id"] and data["jury"]["guilty_count"] + data["jury"]["not_guilty_count"] >= 1
+    assert "Decision:" in result.stdout  # the verdict is printed as usual
+    assert f"to {out}" in result.stderr.replace("\n", "")
     md = tmp_path / "result.md"
     assert invoke("run", CASES / "essay-publish.json", "-b", "scripted", "-o", md).exit_code == 0
     assert md.read_text().startswith("# Should I publish my essay")
@@ -131,8 +133,11 @@ def test_runs_show_and_feedback(runs_dir):
     [row] = RunStore(runs_dir).list()
     listing = invoke("runs")
     assert listing.exit_code == 0 and row["run_id"] in listing.stdout
-    shown = invoke("show", row["run_id"][:17])
-    assert shown.exit_code == 0 and "## Jury" in shown.stdout and "### Exhibit 1" in shown.stdout
+    shown = invoke("show", row["run_id"][:17])  # rendered for the terminal
+    assert shown.exit_code == 0 and "Jury" in shown.stdout and "Exhibit 1" in shown.stdout
+    assert "<details>" not in shown.stdout and "## " not in shown.stdout
+    raw = invoke("show", row["run_id"], "--format", "markdown")
+    assert "## Jury" in raw.stdout and "### Exhibit 1" in raw.stdout
     as_json = invoke("show", row["run_id"], "--format", "json")
     assert json.loads(as_json.stdout)["metadata"]["run_id"] == row["run_id"]
     assert invoke("feedback", row["run_id"], "down", "-m", "the PR broke checkout").exit_code == 0
@@ -181,3 +186,54 @@ def test_ctrl_c_saves_the_partial_record_and_exits_1(runs_dir):
     [row] = RunStore(runs_dir).list()
     assert row["status"] == "incomplete"
     assert RunStore(runs_dir).load(row["run_id"]).verdict is None
+
+
+BRACKETS = "[/draft] [bold]x[/bold] [ab]"
+
+
+def test_brackets_in_user_strings_print_literally(tmp_path, runs_dir):
+    """Nothing a user typed is read as Rich markup: paths, globs and questions print as they are."""
+    folder = tmp_path / "notes[/draft]"  # the folders "notes[" and "draft]"
+    folder.mkdir(parents=True)
+    missing = invoke("run", folder / "case[ab].json")
+    assert missing.exit_code == 2 and "[/draft]" in one_line_error(missing) and "case[ab].json" in missing.stderr
+    glob = invoke("run", "-q", f"Should we ship {BRACKETS}?", "-c", tmp_path / "logs/[ab]*.txt", "-b", "scripted")
+    assert glob.exit_code == 2 and "logs/[ab]*.txt" in one_line_error(glob)
+    ran = invoke("run", "-q", f"Should we ship {BRACKETS}?", "-b", "scripted")
+    assert ran.exit_code == 0 and BRACKETS in ran.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[procedures.decision]\njury_sise = 5\n")
+    assert "unknown key 'jury_sise' in [procedures.decision]" in one_line_error(invoke("runs", "--config", bad))
+
+
+def test_an_unwritable_runs_dir_fails_before_the_trial(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = invoke("run", CASES / "code-commit.json", "-b", "scripted", "--runs-dir", blocker / "runs")
+    assert result.exit_code == 2
+    message = one_line_error(result)
+    assert "runs directory" in message and "partial record" not in message
+    assert "── Prosecution" not in result.stderr  # refused before any stage
+
+
+def test_a_dry_run_prints_no_run_id_it_would_not_store(runs_dir):
+    result = invoke("run", CASES / "code-commit.json", "-b", "scripted", "--dry-run")
+    assert result.exit_code == 0 and "(run " not in result.stderr and "dry run, no model called" in result.stderr
+    assert RunStore(runs_dir).list() == []
+
+
+def test_runs_fit_80_columns_and_name_the_backend(runs_dir):
+    assert invoke("run", CASES / "essay-publish.json", "-b", "scripted").exit_code == 0
+    listing = invoke("runs", COLUMNS="80")
+    assert listing.exit_code == 0 and "scripted" in listing.stdout
+    assert max(len(line) for line in listing.stdout.splitlines()) <= 80
+
+
+def test_procedures_are_listed():
+    result = invoke("procedures")
+    assert result.exit_code == 0 and "decision: Decision court" in result.stdout and "juror (numbered)" in result.stdout
+
+
+def test_config_show_says_when_the_environment_overrides_the_models(tmp_path):
+    shown = invoke("config", "show", COURTROOM_BACKEND="scripted")
+    assert "COURTROOM_BACKEND=scripted overrides" in shown.stdout

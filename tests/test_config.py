@@ -16,7 +16,7 @@ def test_shipped_config_equals_the_defaults():
 
 def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
     path = write_config(tmp_path / "c.toml")
-    assert tomllib.loads(path.read_text())["parameters"]["jury_size"] == 5
+    assert tomllib.loads(path.read_text())["procedures"]["decision"]["jury_size"] == 5
     assert load_settings(path) == Settings()
     with pytest.raises(ConfigError, match="already exists; pass --force"):
         write_config(path)
@@ -26,12 +26,18 @@ def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [parameters]"),
+        ("[procedures.decision]\njury_sise = 5\n", "unknown key 'jury_sise' in [procedures.decision]"),
         ("[paramters]\njury_size = 5\n", "unknown section [paramters]"),
-        ('[parameters]\njury_size = "five"\n', "[parameters] jury_size: Input should be a valid integer (got 'five')"),
-        ("[parameters]\njury_size = 3\njury_threshold = 4\n", "jury_threshold (4) is larger than jury_size (3)"),
-        ("[parameters]\njuror_temperature_min = 1.5\njuror_temperature_max = 0.5\n", "juror_temperature_min is larger"),
+        ('[procedures.decision]\njury_size = "five"\n',
+         "[procedures.decision] jury_size: Input should be a valid integer (got 'five')"),
+        ("[procedures.decision]\njury_size = 3\njury_threshold = 4\n", "jury_threshold (4) is larger than jury_size (3)"),
+        ("[procedures.decision]\njuror_temperature_min = 1.5\njuror_temperature_max = 0.5\n",
+         "juror_temperature_min is larger"),
+        ("[procedures.decison]\njury_size = 5\n", "[procedures.decison] names no procedure; available: decision"),
         ('[models]\njudge = "openai:gpt-4"\n', "unknown backend 'openai'"),
+        ('[models]\njustice = "local"\n', "[models] unknown role 'justice'; known roles: default,"),
+        # A config of the first release: [parameters]/[validation] were the decision court's.
+        ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [procedures.decision]"),
         ("[budget]\nmax_usd = -1\n", "[budget] max_usd: Input should be greater than or equal to 0"),
         ("[parameters\n", "not valid TOML"),
     ],
@@ -62,19 +68,26 @@ def test_environment_backend_overrides_every_role(monkeypatch, tmp_path):
 
 
 def test_config_found_in_working_directory_and_env(monkeypatch, tmp_path):
-    (tmp_path / "config.toml").write_text("[parameters]\njury_size = 7\njury_threshold = 4\n")
+    (tmp_path / "config.toml").write_text("[procedures.decision]\njury_size = 7\njury_threshold = 4\n")
     monkeypatch.chdir(tmp_path)
-    assert load_settings().parameters.jury_size == 7
+    assert load_settings().procedure_params("decision").jury_size == 7
     other = tmp_path / "other.toml"
-    other.write_text("[parameters]\njury_size = 3\njury_threshold = 2\n")
+    other.write_text("[parameters]\njury_size = 3\njury_threshold = 2\n")  # the first release's layout still loads
     monkeypatch.setenv("COURTROOM_CONFIG", str(other))
-    assert load_settings().parameters.jury_size == 3
+    assert load_settings().procedure_params("decision").jury_size == 3
 
 
 def test_juror_temperatures_spread_from_min_to_max():
-    assert Settings().parameters.juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
-    one = Settings().with_overrides({"parameters": {"jury_size": 1, "jury_threshold": 1}})
-    assert one.parameters.juror_temperatures() == [0.75]
+    assert Settings().procedure_params("decision").juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
+    one = Settings().with_params("decision", {"jury_size": 1, "jury_threshold": 1})
+    assert one.procedure_params("decision").juror_temperatures() == [0.75]
+
+
+def test_models_default_and_per_role_with_the_jury_alias():
+    s = Settings().with_overrides({"models": {"default": "scripted", "jury": "ollama", "judge": "anthropic"}})
+    assert str(s.model_for("prosecutor")) == "scripted"
+    assert str(s.model_for("juror")) == "ollama:llama3.2"  # "jury" names the juror role
+    assert str(s.model_for("judge")) == "anthropic:claude-sonnet-4-6"
 
 
 def test_model_spec_parsing_and_defaults():

@@ -36,7 +36,7 @@ async def test_a_full_trial_on_the_scripted_backend(scripted_settings, runs_dir)
     assert record.stages_completed == ["prosecution", "defense", "jury", "judge"]
     kinds = [e.type for e in events]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
-    assert kinds.index("verdict_reached") < kinds.index("run_finished")
+    assert kinds.index("outcome_reached") < kinds.index("run_finished")
     stages = [e.stage for e in events if e.type == "stage_started"]
     assert stages == ["prosecution", "defense", "jury", "judge"]
     # exhibits quoted verbatim and located
@@ -78,10 +78,11 @@ async def test_jury_below_threshold_acquits_without_the_judge(scripted_settings)
     assert record.verdict.decision == "not_guilty" and record.verdict.decided_by == "jury"
     assert record.verdict.answer.startswith("No: ")
     assert not [c for c in record.calls if c.role == "judge"]
-    # with no ruling, the first confidence is the jury's majority, not a judge's
+    # with no ruling, there is no judge's figure: the vote share for the decision reached comes first
+    assert [c.kind for c in record.outcome.confidences] == ["vote_share", "evidence"]
     text = replay(parse_events(record.events))
-    assert "**Confidence:** jury majority 100%" in text and "Why the jury decided" in text
-    assert "Judge's reasoning" not in text and "**Confidence:** judge" not in text
+    assert "**Confidence:** jury vote share 100% (5 of 5 jurors)" in text and "Why the jury decided" in text
+    assert "Judge's reasoning" not in text and "judge's own estimate" not in text
 
 
 async def test_a_failing_juror_leaves_a_labelled_partial_panel(scripted_settings):
@@ -92,8 +93,9 @@ async def test_a_failing_juror_leaves_a_labelled_partial_panel(scripted_settings
     assert record.jury.voted == 4 and record.jury.seated == 5
     assert "(4 of 5 jurors)" in record.jury.split()
     assert any(w.rule == "partial_panel" and "4 of 5 jurors" in w.message for w in record.warnings)
-    verdict_event = next(e for e in events if e.type == "verdict_reached")
-    assert verdict_event.jurors_voted == 4 and any("partial panel" in w for w in verdict_event.warnings)
+    outcome = next(e for e in events if e.type == "outcome_reached").outcome
+    assert outcome["partial"] and any("partial panel" in w for w in outcome["warnings"])
+    assert "partial panel, 4 of 5 jurors" in outcome["markdown"]
     assert any(e.type == "agent_failed" and e.agent == "juror-2" for e in events)
 
 
@@ -119,7 +121,7 @@ async def test_budget_stop_before_a_stage_saves_a_stopped_record(scripted_settin
 
 
 async def test_budget_stop_before_the_judge_lets_the_jury_decide(scripted_settings, monkeypatch):
-    from courtroom_chat.procedures.base import Court
+    from courtroom_chat.court import Court
 
     # A probe run records, before each stage, what was spent and what the stage was estimated at.
     checks: list[tuple[float, float]] = []

@@ -64,7 +64,7 @@ async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings)
 
 
 async def test_unverified_exhibits_are_admitted_when_exact_quotes_are_not_required(scripted_settings):
-    settings = scripted_settings.with_overrides({"validation": {"require_exact_quotes": False}})
+    settings = scripted_settings.with_params("decision", {"require_exact_quotes": False})
     invented = "all 38 tests pass and the payments sandbox confirmed it"
     record, backend, _ = await trial({"prosecutor": prosecution(invented)}, settings)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt

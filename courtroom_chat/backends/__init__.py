@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .base import Backend, ModelReply, ModelRequest, rough_tokens
+from .profiles import PROFILES, BackendProfile, profile
 
 if TYPE_CHECKING:
     from ..config import ModelSpec, Settings
@@ -25,7 +26,8 @@ _FACTORIES: dict[str, Factory | str] = {
     "local": "courtroom_chat.backends.local:LocalBackend",
 }
 
-__all__ = ["Backend", "BackendPool", "ModelReply", "ModelRequest", "open_backend", "register", "rough_tokens"]
+__all__ = ["PROFILES", "Backend", "BackendPool", "BackendProfile", "ModelReply", "ModelRequest", "open_backend", "profile",
+           "register", "rough_tokens"]
 
 
 def register(name: str, factory: Factory | str) -> None:
@@ -45,30 +47,17 @@ def open_backend(spec: ModelSpec, settings: Settings) -> Backend:
     return factory(spec, settings)
 
 
-# What a dry run needs to know of a backend without opening it (no client, no key, no weights).
-TRAITS: dict[str, tuple[bool, str | None]] = {  # name -> (accepts_temperature, price provider)
-    "scripted": (True, None),
-    "local": (True, None),
-    "ollama": (True, None),
-    "anthropic": (False, "anthropic"),
-}
-# Backends that decode under a grammar built from the JSON schema (patterns then shape the text).
-GRAMMAR_BACKENDS = frozenset({"local", "ollama"})
-
-
 class PlannedBackend:
     """A backend's traits for a dry run. It refuses to be called: a dry run calls no model."""
 
     def __init__(self, spec: ModelSpec, settings: Settings):
+        traits = profile(spec.backend)
         self.name = spec.backend
         self.model = spec.model or spec.backend
-        self.accepts_temperature, self.price_provider = TRAITS.get(spec.backend, (True, None))
-        self.constrained_decoding = spec.backend in GRAMMAR_BACKENDS
-        self.context_window = {
-            "local": settings.local.n_ctx,
-            "ollama": settings.ollama.num_ctx,
-            "anthropic": 200_000,
-        }.get(spec.backend)
+        self.accepts_temperature = traits.accepts_temperature
+        self.price_provider = traits.price_provider
+        self.constrained_decoding = traits.constrained_decoding
+        self.context_window = traits.window(settings)
 
     def estimate_tokens(self, text: str) -> int:
         return rough_tokens(text)

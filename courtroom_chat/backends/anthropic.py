@@ -30,8 +30,8 @@ from ..errors import (
     missing_extra,
 )
 from ..records import Usage
-from . import TRAITS
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
+from .profiles import PROFILES
 
 try:
     import anthropic
@@ -48,7 +48,9 @@ CACHED = {"type": "ephemeral"}
 
 class AnthropicBackend:
     name = "anthropic"
-    accepts_temperature, price_provider = TRAITS["anthropic"]
+    accepts_temperature = PROFILES["anthropic"].accepts_temperature
+    price_provider = PROFILES["anthropic"].price_provider
+    constrained_decoding = PROFILES["anthropic"].constrained_decoding
     context_window: int | None = 200_000
 
     def __init__(

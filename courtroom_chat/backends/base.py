@@ -34,6 +34,7 @@ class ModelRequest:
     # backend derives its replies from them.
     case: Any = None
     inputs: dict[str, Any] = field(default_factory=dict)
+    procedure: Any = None  # the procedure asking (the scripted backend asks it for demo replies)
 
     def user_text(self) -> str:
         return f"{self.prefix}\n\n{self.prompt}"
@@ -62,6 +63,7 @@ class Backend(Protocol):
     name: str  # local, anthropic, ollama, scripted
     model: str
     accepts_temperature: bool
+    constrained_decoding: bool  # decodes under a grammar from the JSON schema (see profiles.py)
     price_provider: str | None  # genai-prices provider id; None: calls cost $0
     context_window: int | None  # tokens, when known
 

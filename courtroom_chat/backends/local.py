@@ -27,9 +27,9 @@ from typing import Any
 
 from ..errors import BackendError, ContextTooLongError, missing_extra
 from ..records import Usage
-from . import GRAMMAR_BACKENDS, TRAITS
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback
 from .local_models import LocalModel, assemble, resolve, stderr_progress
+from .profiles import PROFILES
 
 CHARS_PER_TOKEN = 3.0  # conservative for Qwen's tokenizer on prose, code and diffs
 
@@ -123,8 +123,9 @@ atexit.register(LocalRuntime.close_all)
 
 class LocalBackend:
     name = "local"
-    accepts_temperature, price_provider = TRAITS["local"]
-    constrained_decoding = name in GRAMMAR_BACKENDS
+    accepts_temperature = PROFILES["local"].accepts_temperature
+    price_provider = PROFILES["local"].price_provider
+    constrained_decoding = PROFILES["local"].constrained_decoding
 
     def __init__(self, spec: Any, settings: Any):
         local = settings.local

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, BackendUnavailableError, ModelNotFoundError, missing_extra
 from ..records import Usage
-from . import GRAMMAR_BACKENDS, TRAITS
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
+from .profiles import PROFILES
 
 try:
     import httpx
@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 class OllamaBackend:
     name = "ollama"
-    accepts_temperature, price_provider = TRAITS["ollama"]
-    constrained_decoding = name in GRAMMAR_BACKENDS
+    accepts_temperature = PROFILES["ollama"].accepts_temperature
+    price_provider = PROFILES["ollama"].price_provider
+    constrained_decoding = PROFILES["ollama"].constrained_decoding
 
     def __init__(self, spec: ModelSpec, settings: Settings) -> None:
         if ollama is None:

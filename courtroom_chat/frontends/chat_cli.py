@@ -10,14 +10,14 @@ from one, else a folder in the user data dir seeded with the packaged copies.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import typer
+
+from .terminal import guarded, say
 
 chat_app = typer.Typer(help="The chat: ask a question, attach evidence, watch the trial in the browser.",
                        invoke_without_command=True)
@@ -29,22 +29,8 @@ CHECKOUT = HERE.parents[1]
 SEEDS = {Path(".chainlit/config.toml"): "config.toml", Path("chainlit.md"): "chainlit.md"}
 
 
-def guarded(fn: Any) -> Any:
-    """The CLI's one-line errors (imported when called: ``cli`` imports this module)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .cli import guarded as cli_guarded
-
-        return cli_guarded(fn)(*args, **kwargs)
-
-    return wrapper
-
-
 def _say(text: str, stderr: bool = True) -> None:
-    from .cli import _console
-
-    _console(stderr).print(text, markup=False)
+    say(text, stderr=stderr)
 
 
 def _is_app_root(path: Path) -> bool:

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .chat_cli import chat_app
+from .terminal import console, fail, guarded, say
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    pass
 
 app = typer.Typer(
     name="courtroom",
@@ -28,33 +29,6 @@ app = typer.Typer(
 config_app = typer.Typer(help="Write, show and locate config.toml.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(chat_app, name="chat")
-
-
-def _console(stderr: bool = True) -> Console:
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
-
-
-def fail(message: str, code: int) -> None:
-    _console().print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
-    raise typer.Exit(code)
-
-
-def guarded(fn: Any) -> Any:
-    """Turn a CourtroomError into its one-line message and exit code."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..errors import CourtroomError
-
-        try:
-            return fn(*args, **kwargs)
-        except CourtroomError as exc:
-            fail(str(exc), exc.exit_code)
-
-    return wrapper
 
 
 def _settings(config: Path | None, backend: str | None, script: Path | None, runs_dir: Path | None) -> Any:
@@ -75,60 +49,63 @@ def _settings(config: Path | None, backend: str | None, script: Path | None, run
 
 
 class Progress:
-    """Live progress on stderr: one line per stage and agent; ``verbose`` adds every output."""
+    """Live progress on stderr: one line per stage, agent and checked item; ``verbose`` adds every
+    agent's output. It knows no role: the lines come with the events."""
 
-    def __init__(self, console: Console, verbose: bool):
-        self.console = console
+    def __init__(self, verbose: bool, dry_run: bool = False):
         self.verbose = verbose
-        self.exhibits: list[dict[str, Any]] = []
+        self.dry_run = dry_run
 
     def __call__(self, event: Any) -> None:
         from .. import render
 
-        c, kind = self.console, event.type
+        kind = event.type
         if kind == "run_started":
-            c.print(f"[bold]⚖  {event.question}[/]  [dim]run {event.run_id}[/]")
+            say(f"⚖  {event.question}" + ("" if self.dry_run else f"  (run {event.run_id})"), "bold")
         elif kind == "stage_started":
-            c.print(f"[bold cyan]── {event.title}[/]")
+            say(f"── {event.title}" + (f" · round {event.round}" if event.round else ""), "bold cyan")
         elif kind == "agent_retry":
-            c.print(f"   [yellow]↻ {event.agent}: asked again ({len(event.problems)} problem(s))[/]")
-        elif kind == "exhibit_checked":
-            self.exhibits.append(event.exhibit)
-            ex = event.exhibit
-            mark = "[green]✓ verified[/]" if ex["verified"] else "[red]✗ unverified[/]"
-            where = ex["location"] if ex["verified"] else None
-            loc = f" {where['document']}:{where['line_start']}" if where else ""
-            c.print(f"   exhibit {ex['number']}: {mark}{loc}  [dim]{ex['source_quote'][:70]}[/]")
+            say(f"↻ {event.agent}: asked again ({len(event.problems)} problem(s))", "yellow", indent=3)
+        elif kind == "item_checked":
+            say(event.line or event.title, "green" if event.ok else "red", indent=3)
         elif kind == "agent_finished":
-            out = event.output
-            if event.agent.startswith("juror-"):
-                c.print(f"   {render.juror_title(out)}  [dim]temperature {render.temperature_text(out.get('temperature'))}[/]")
-            elif event.agent == "defense":
-                n = len(out.get("exhibit_challenges", []))
-                c.print(f"   defense: {n} exhibit challenge(s)")
-            if self.verbose:
+            say(event.line or event.title, indent=3)
+            if self.verbose and event.markdown:
                 from rich.markdown import Markdown
 
-                if event.agent == "prosecutor":
-                    c.print(Markdown(render.prosecution_markdown(out)))
-                elif event.agent == "defense":
-                    c.print(Markdown(render.defense_markdown(out, self.exhibits)))
-                elif event.agent.startswith("juror-"):
-                    c.print(Markdown(render.juror_markdown(out)))
-                elif event.agent == "judge":
-                    c.print(Markdown(out.get("reasoning", "")))
+                console().print(Markdown(render.fold_details(event.markdown)))
         elif kind == "agent_failed":
-            c.print(f"   [red]✗ {event.agent} failed:[/] {event.error}")
+            say(f"✗ {event.agent} failed: {event.error}", "red", indent=3)
         elif kind == "tally_updated" and event.pending == 0:
-            c.print(f"   jury: {render.tally_text(event.guilty, event.not_guilty, event.abstain, 0, event.failed, event.seated)}")
+            say(f"{event.heading()}: {event.text()}", indent=3)
+        elif kind == "stage_finished" and event.markdown:
+            say(render.fold_details(event.markdown).replace("**", ""), indent=3)
         elif kind == "warning_raised":
-            c.print(f"   [yellow]⚠ {event.message}[/]")
+            say(f"⚠ {event.message}", "yellow", indent=3)
         elif kind == "budget_stopped":
-            c.print(f"[red]■ {event.message}[/]")
+            say(f"■ {event.message}", "red")
         elif kind == "prompt_planned":
-            c.print(f"   {event.agent}: ≈{event.input_tokens:,} tokens in, ≈{event.output_tokens:,} out")
+            say(f"{event.agent}: ≈{event.input_tokens:,} tokens in, ≈{event.output_tokens:,} out", indent=3)
         elif kind == "run_finished":
-            c.print(f"[dim]── {event.status} in {event.duration_ms / 1000:.1f} s · run {event.run_id}[/]")
+            ran = "dry run, no model called" if self.dry_run else f"run {event.run_id}"
+            say(f"── {event.status} in {event.duration_ms / 1000:.1f} s · {ran}", "dim")
+
+
+def _check_runs_dir(settings: Any) -> None:
+    """Refuse, before any model is called, a runs directory that cannot be written."""
+    import os
+
+    from ..errors import InputError
+    from ..store import default_runs_dir
+
+    root = default_runs_dir(settings.runs.dir)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the runs directory {root} ({exc.strerror}); pass --runs-dir with a "
+                         "writable directory") from None
+    if not os.access(root, os.W_OK):
+        raise InputError(f"the runs directory {root} is not writable; pass --runs-dir with a writable directory")
 
 
 @app.command()
@@ -139,13 +116,13 @@ def run(
     context: list[Path] = typer.Option([], "--context", "-c", help="Evidence file, directory or glob; repeat for more."),
     backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
     script: Path | None = typer.Option(None, "--script", help="JSON replies by role for the scripted backend."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the result to this file."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Also write the result to this file."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="json or markdown (default: json for --output, unless it ends in .md; markdown on screen)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every agent's output."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print each role's exact prompt with token and cost estimates; call no model."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where run records are stored."),
-    procedure: str = typer.Option("decision", "--procedure", help="The courtroom procedure."),
+    procedure: str | None = typer.Option(None, "--procedure", "-p", help="The courtroom procedure (see `courtroom procedures`); default: the case file's, else decision."),
 ) -> None:
     """Put a question on trial and print the verdict."""
     import asyncio
@@ -155,6 +132,7 @@ def run(
     from ..case import load_case
     from ..engine import Trial
     from ..errors import CourtroomError, InputError
+    from ..events import parse_events
 
     if fmt is None:
         fmt = "markdown" if output is None or output.suffix.lower() in (".md", ".markdown") else "json"
@@ -165,52 +143,72 @@ def run(
     if script and not backend:
         backend = "scripted"
     settings = _settings(config, backend, script, runs_dir)
+    if not dry_run:
+        _check_runs_dir(settings)
     the_case = load_case(case, question=question, context=[str(p) for p in context], limits=settings.limits)
     if not the_case.context:
-        _console().print("[yellow]note:[/] no evidence attached; the court will argue the question alone")
+        say("note: no evidence attached; the court will argue the question alone", "yellow")
     trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run)
-    console = _console()
-    progress = Progress(console, verbose)
-    plans: list[dict[str, Any]] = []
-
-    def on_event(event: Any) -> None:
-        progress(event)
-        if event.type == "prompt_planned":
-            plans.append(event.model_dump())
-
+    progress = Progress(verbose, dry_run)
     try:
-        record = asyncio.run(trial.run(on_event))
+        record = asyncio.run(trial.run(progress))
     except KeyboardInterrupt:
         fail(f"interrupted; the partial record was saved as run {trial.run_id}", 1)
     except CourtroomError as exc:
         saved = f" (partial record saved as run {trial.run_id})" if trial.store else ""
         fail(f"{exc}{saved}", exc.exit_code if isinstance(exc, InputError) else 1)
 
+    events = parse_events(record.events)
+    plans = [e.model_dump() for e in events if e.type == "prompt_planned"]
     if dry_run:
         text = "\n\n".join(f"### {p['agent']}\n\n{render.prompt_markdown(p)}" for p in plans)
         result = json.dumps(plans, indent=1) if fmt == "json" else f"{text}\n\n{render.dry_run_summary(plans)}"
     elif fmt == "json":
         result = json.dumps(record.to_result(), indent=1, ensure_ascii=False)
     else:
-        from ..events import parse_events
-
-        result = render.replay(parse_events(record.events))
+        result = render.replay(events)
+    if dry_run and not output:
+        sys.stdout.write(result + "\n")
+    elif fmt == "json" and not output:
+        sys.stdout.write(result + "\n")
+    else:
+        _print_outcome(record, events, verbose)
     if output:
         try:
             output.write_text(result + "\n", encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write {output}: {exc.strerror}") from None
-        console.print(f"wrote {output}")
-    elif fmt == "json" or dry_run:
-        sys.stdout.write(result + "\n")
-    else:
-        from rich.markdown import Markdown
+        say(f"wrote the {'prompts' if dry_run else 'result'} as {fmt} to {output}")
 
-        _console(stderr=False).print(Markdown(render.verdict_markdown(
-            record.verdict.model_dump(mode="json"), split=record.jury.split(), jurors_voted=record.jury.voted,
-            jurors_seated=record.jury.seated, warnings=[w.message for w in record.warnings],
-            cost_by_role=record.cost_by_role(), cost_usd=record.cost_usd, cost_known=record.cost_known,
-        )))
+
+def _print_outcome(record: Any, events: list[Any], verbose: bool) -> None:
+    """The outcome for the terminal (Rich's Markdown); the reasoning once, not twice, with --verbose."""
+    from rich.markdown import Markdown
+
+    from .. import render
+
+    presenter = render.Presenter()
+    for e in events:
+        presenter.apply(e)
+    text = presenter.outcome_text()
+    text = render.strip_details(text) if verbose else render.fold_details(text)
+    console(stderr=False).print(Markdown(text))
+
+
+@app.command()
+@guarded
+def procedures() -> None:
+    """List the courtroom procedures, their roles and their settings."""
+    from ..procedures import available, get
+
+    for info in available():
+        proc = get(info.name)
+        say(f"{info.name}: {info.title}", "bold", stderr=False)
+        say(info.description, stderr=False, indent=2)
+        roles = ", ".join(f"{r.name}{' (numbered)' if r.numbered else ''}" for r in proc.roles)
+        say(f"roles: {roles}", stderr=False, indent=2)
+        params = ", ".join(f"{k}={v.default!r}" for k, v in proc.Parameters.model_fields.items())
+        say(f"[procedures.{info.name}]: {params or 'no settings'}", stderr=False, indent=2)
 
 
 @app.command()
@@ -220,36 +218,50 @@ def runs(
     runs_dir: Path | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:
-    """List stored runs."""
+    """List stored runs: id, when, backend, status and answer (fits 80 columns)."""
     from rich.table import Table
 
-    from ..cost import dollars
+    from ..procedures.decision.present import shorten
     from ..store import RunStore
 
     settings = _settings(config, None, None, runs_dir)
     store = RunStore.default(settings.runs.dir)
     rows = store.list(limit)
-    console = _console(stderr=False)
+    out = console(stderr=False)
     if not rows:
-        console.print(f"no runs yet in {store.root}")
+        say(f"no runs yet in {store.root}", stderr=False)
         return
-    table = Table(title=str(store.root))
+    wide = max(out.width, 80)
+    answer_width = max(20, wide - 52)
+    table = Table(title=str(store.root), title_justify="left", box=None, pad_edge=False, expand=False)
     table.add_column("run", no_wrap=True)
     table.add_column("started", no_wrap=True)
-    for name in ("status", "question", "answer", "jury", "cost"):
-        table.add_column(name)
+    table.add_column("backend", no_wrap=True, max_width=9)
+    table.add_column("status", no_wrap=True, max_width=10)
+    table.add_column("answer", overflow="fold", max_width=answer_width)
     for r in rows:
-        jury = f"{r['guilty']}–{r['not_guilty']}" if r["guilty"] is not None else ""
-        table.add_row(r["run_id"], r["started_at"][:19].replace("T", " "), r["status"], r["question"][:50],
-                      (r["answer"] or "")[:40], jury, dollars(r["cost_usd"]))
-    console.print(table)
+        backend = r.get("backends") or ",".join(sorted({m.partition(":")[0] for m in _json_dict(r["models"]).values()}))
+        answer = r["answer"] or f"({r['question']})"
+        table.add_row(r["run_id"], r["started_at"][5:16].replace("T", " "), backend, r["status"],
+                      shorten(answer, answer_width * 2))
+    out.print(table)
+
+
+def _json_dict(text: str | None) -> dict[str, str]:
+    import json
+
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 @app.command()
 @guarded
 def show(
     run_id: str = typer.Argument(..., help="A run id, or a unique prefix of one."),
-    fmt: str = typer.Option("markdown", "--format", "-f", help="markdown or json."),
+    fmt: str = typer.Option("terminal", "--format", "-f", help="terminal (rendered), markdown (raw text) or json."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:
@@ -261,14 +273,18 @@ def show(
     from ..events import parse_events
     from ..store import RunStore
 
-    if fmt not in ("json", "markdown"):
-        raise InputError(f"--format must be json or markdown, not {fmt!r}")
+    if fmt not in ("terminal", "json", "markdown"):
+        raise InputError(f"--format must be terminal, markdown or json, not {fmt!r}")
     settings = _settings(config, None, None, runs_dir)
     record = RunStore.default(settings.runs.dir).load(run_id)
     if fmt == "json":
         sys.stdout.write(json.dumps(record.to_result(), indent=1, ensure_ascii=False) + "\n")
-    else:
+    elif fmt == "markdown":
         sys.stdout.write(render.replay(parse_events(record.events)))
+    else:
+        from rich.markdown import Markdown
+
+        console(stderr=False).print(Markdown(render.replay(parse_events(record.events), html=False)))
 
 
 @app.command()
@@ -285,7 +301,7 @@ def feedback(
 
     settings = _settings(config, None, None, runs_dir)
     record = RunStore.default(settings.runs.dir).set_feedback(run_id, rating, comment)
-    _console(stderr=False).print(f"feedback '{rating}' stored on run {record.run_id}")
+    say(f"feedback '{rating}' stored on run {record.run_id}", stderr=False)
 
 
 @app.command()
@@ -305,7 +321,7 @@ def models(
             raise InputError(f"unknown local model '{assemble}'; use one of {', '.join(local_models.CATALOG)}")
         entry = local_models.CATALOG[assemble]
         path = local_models.assemble(entry, progress=local_models.stderr_progress(entry.id))
-        _console().print(f"{entry.id}: verified at {path}")
+        say(f"{entry.id}: verified at {path}")
     table = Table(title=f"local models in {local_models.models_dir()}")
     table.add_column("model", no_wrap=True)
     table.add_column("state")
@@ -315,7 +331,7 @@ def models(
     for entry in local_models.CATALOG.values():
         st = local_models.status(entry, rehash=verify)
         table.add_row(st.id, st.state, f"{st.size / 1e6:,.0f} MB", st.extra, st.detail or st.path)
-    _console(stderr=False).print(table)
+    console(stderr=False).print(table)
 
 
 @config_app.command("init")
@@ -328,19 +344,23 @@ def config_init(
     from ..config import write_config
 
     written = write_config(path, force=force)
-    _console(stderr=False).print(f"wrote {written}")
+    say(f"wrote {written}", stderr=False)
 
 
 @config_app.command("show")
 @guarded
 def config_show(config: Path | None = typer.Option(None, "--config")) -> None:
     """Print the settings in effect (file plus environment), as TOML."""
+    import os
+
     import tomli_w
 
     from ..config import find_config, load_settings
 
     found = find_config(config)
-    sys.stdout.write(f"# from {found or 'built-in defaults'}\n" + tomli_w.dumps(load_settings(config).model_dump()))
+    override = os.environ.get("COURTROOM_BACKEND", "").strip()
+    note = f"# COURTROOM_BACKEND={override} overrides every role's model in [models]\n" if override else ""
+    sys.stdout.write(f"# from {found or 'built-in defaults'}\n{note}" + tomli_w.dumps(load_settings(config).model_dump()))
 
 
 @config_app.command("path")

@@ -1,17 +1,19 @@
 """Courtroom procedures, by name. Front ends list them (chat profiles, CLI ``--procedure``).
 
-Each procedure is a module with a class following ``base.Procedure``; it is imported only
-when used. The decision court is the first; the supreme court, criminal trial,
-classification court and retrieval bench register here the same way.
+Each procedure is a module (or package) with a class extending ``base.Procedure``,
+registered here by "module:Class" and imported only when used. The built-in ones register
+exactly as a plugin would: ``register(ProcedureInfo(...))``.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from ..errors import ConfigError
-from .base import Procedure
+from .base import Procedure, Role
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,7 @@ class ProcedureInfo:
     name: str
     title: str
     description: str
-    target: str  # "module:Class"
+    target: str | type[Procedure]  # "module:Class", or the class itself
 
 
 _REGISTRY: dict[str, ProcedureInfo] = {
@@ -33,15 +35,57 @@ _REGISTRY: dict[str, ProcedureInfo] = {
 
 def register(info: ProcedureInfo) -> None:
     _REGISTRY[info.name] = info
+    _load.cache_clear()
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+    _load.cache_clear()
 
 
 def available() -> list[ProcedureInfo]:
     return list(_REGISTRY.values())
 
 
-def get(name: str) -> Procedure:
-    info = _REGISTRY.get(name)
-    if info is None:
-        raise ConfigError(f"unknown procedure '{name}'; available: {', '.join(_REGISTRY)}")
+@cache
+def _load(name: str) -> type[Procedure]:
+    info = _REGISTRY[name]
+    if not isinstance(info.target, str):
+        return info.target
     module, _, attr = info.target.partition(":")
-    return getattr(importlib.import_module(module), attr)()
+    return getattr(importlib.import_module(module), attr)
+
+
+def get(name: str) -> Procedure:
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown procedure '{name}'; available: {', '.join(_REGISTRY)} (see `courtroom procedures`)")
+    return _load(name)()
+
+
+def parameters_model(name: str) -> Any:
+    """The pydantic model of [procedures.<name>]."""
+    if name not in _REGISTRY:
+        raise ValueError(f"[procedures.{name}] names no procedure; available: {', '.join(_REGISTRY)}")
+    return _load(name).Parameters
+
+
+def known_roles() -> set[str]:
+    """Every role name and alias any registered procedure declares ([models] keys)."""
+    out: set[str] = set()
+    for name in _REGISTRY:
+        for role in _load(name).roles:
+            out |= {role.name, *role.aliases}
+    return out
+
+
+def role_keys(role: str) -> list[str]:
+    """The [models] keys that may name ``role``'s model: the role, then its aliases."""
+    for name in _REGISTRY:
+        found = _load(name)().role(role)
+        if found is not None:
+            return [found.name, *found.aliases]
+    return [role]
+
+
+__all__ = ["Procedure", "ProcedureInfo", "Role", "available", "get", "known_roles", "parameters_model", "register",
+           "role_keys", "unregister"]

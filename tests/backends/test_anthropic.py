@@ -11,10 +11,11 @@ import httpx
 import pytest
 from http_mocks import API_KEY, MODEL, api_error, body_of, juror_request, message_events, reply, sse
 
-from courtroom_chat.backends import TRAITS, BackendPool
+from courtroom_chat.backends import BackendPool, PlannedBackend
 from courtroom_chat.case import Case, Document
 from courtroom_chat.config import ModelSpec, Settings
 from courtroom_chat.cost import call_cost
+from courtroom_chat.court import Court
 from courtroom_chat.engine import Trial
 from courtroom_chat.errors import (
     BackendError,
@@ -23,7 +24,7 @@ from courtroom_chat.errors import (
     ModelNotFoundError,
     RoleOutputError,
 )
-from courtroom_chat.procedures.base import Court
+from courtroom_chat.procedures import get as get_procedure
 from courtroom_chat.procedures.decision import JurorReply, ProsecutorReply
 from courtroom_chat.records import RunRecord, Usage
 from courtroom_chat.store import RunStore
@@ -153,9 +154,12 @@ async def test_the_registry_opens_it_with_the_key_from_the_environment(monkeypat
     await backend.aclose()
 
 
-def test_traits_match_the_registry(make_anthropic):
+def test_a_dry_run_knows_the_live_backends_traits_without_a_client(make_anthropic):
     backend = make_anthropic()
-    assert (backend.accepts_temperature, backend.price_provider) == TRAITS["anthropic"] == (False, "anthropic")
+    planned = PlannedBackend(ModelSpec(backend="anthropic", model=MODEL), Settings())  # no key, no client
+    for trait in ("accepts_temperature", "price_provider", "constrained_decoding", "context_window"):
+        assert getattr(planned, trait) == getattr(backend, trait), trait
+    assert backend.accepts_temperature is False and backend.price_provider == "anthropic"
     assert backend.context_window == 200_000
     assert backend.estimate_tokens("x" * 3600) == 1000
 
@@ -328,7 +332,7 @@ async def test_key_from_the_environment_and_the_default_model(monkeypatch, api, 
 def court_for(backend: Any, events: list[Any]) -> Court:
     settings = Settings().with_backend(f"anthropic:{MODEL}")
     record = RunRecord(run_id="test-run", case=make_case())
-    return Court(record, settings, BackendPool(settings, {"anthropic": backend}), events.append)
+    return Court(record, settings, BackendPool(settings, {"anthropic": backend}), events.append, get_procedure("decision"))
 
 
 async def test_malformed_json_is_repaired_once_with_the_reply_shown(api, make_anthropic):

@@ -12,10 +12,11 @@ import pytest
 import respx
 from http_mocks import body_of, juror_request, ollama_reply
 
-from courtroom_chat.backends import TRAITS, BackendPool
+from courtroom_chat.backends import BackendPool, PlannedBackend
 from courtroom_chat.backends.ollama import OllamaBackend
 from courtroom_chat.case import Case, Document
 from courtroom_chat.config import ModelSpec, Settings
+from courtroom_chat.court import Court
 from courtroom_chat.engine import Trial
 from courtroom_chat.errors import (
     BackendError,
@@ -24,7 +25,7 @@ from courtroom_chat.errors import (
     ModelNotFoundError,
     RoleOutputError,
 )
-from courtroom_chat.procedures.base import Court
+from courtroom_chat.procedures import get as get_procedure
 from courtroom_chat.procedures.decision import JurorReply
 from courtroom_chat.records import RunRecord, Usage
 from courtroom_chat.store import RunStore
@@ -114,10 +115,12 @@ async def test_the_registry_opens_it_lazily():
     await backend.aclose()
 
 
-def test_traits_and_context_window():
+def test_a_dry_run_knows_the_live_backends_traits_and_window():
     backend = make(num_ctx=4096)
-    assert (backend.accepts_temperature, backend.price_provider) == TRAITS["ollama"] == (True, None)
-    assert backend.context_window == 4096
+    planned = PlannedBackend(ModelSpec(backend="ollama", model="qwen2.5:0.5b"), settings_for(num_ctx=4096))
+    for trait in ("accepts_temperature", "price_provider", "constrained_decoding", "context_window"):
+        assert getattr(planned, trait) == getattr(backend, trait), trait
+    assert backend.context_window == 4096 and backend.constrained_decoding and backend.price_provider is None
 
 
 # ---------------------------------------------------------------- errors
@@ -195,7 +198,7 @@ def make_case(text: str = "The service answered 99.9% of requests in March.\n") 
 def court_for(backend: OllamaBackend, events: list[Any]) -> Court:
     settings = settings_for()
     record = RunRecord(run_id="test-run", case=make_case())
-    return Court(record, settings, BackendPool(settings, {"ollama": backend}), events.append)
+    return Court(record, settings, BackendPool(settings, {"ollama": backend}), events.append, get_procedure("decision"))
 
 
 async def test_malformed_json_is_repaired_with_the_reply_shown(server):
@@ -300,7 +303,7 @@ async def test_full_trial_applies_juror_temperatures_and_records_tokens_at_no_co
     assert route.call_count == 8
     bodies = [body_of(c) for c in route.calls]
     juror_temps = sorted(b["options"]["temperature"] for b in bodies if b["format"]["title"] == "JurorReply")
-    assert juror_temps == settings.parameters.juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
+    assert juror_temps == settings.procedure_params("decision").juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
     assert [j.temperature for j in record.jury.jurors] == [0.3, 0.525, 0.75, 0.975, 1.2]
     assert all(b["options"]["num_ctx"] == settings.ollama.num_ctx for b in bodies)
     assert all(c.cost_usd == 0.0 and c.usage == Usage(input_tokens=700, output_tokens=120) for c in record.calls)

@@ -1,0 +1,400 @@
+"""The runtime every procedure runs on.
+
+A procedure's stage functions call ``Court.ask`` to put a prompt to an agent and get back
+a typed, validated answer; ``Court.stage`` to open and close a stage (with its budget
+check); ``Court.finish``, ``Court.item``, ``Court.tally`` and ``Court.conclude`` to say what
+happened in the procedure-neutral events every front end renders; ``Court.warn`` to report.
+The runtime owns the mechanics shared by every procedure:
+
+* prompts: the procedure's system prompt, then the shared case block, then the agent's prompt;
+* tolerant parsing of the JSON reply, schema validation, the procedure's own rules;
+* exactly one repair: the agent is shown what was wrong and asked again;
+* what still fails a rule becomes a recorded warning, never silently dropped; what still
+  fails the schema raises ``RoleOutputError`` carrying the raw text;
+* a throttle on concurrent requests and a delay between them ([throttle] in config);
+* one ``CallRecord`` per request (prompt, raw reply, usage, cost, time) and its event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from .backends import BackendPool
+from .backends.base import Backend, ModelRequest
+from .case import Case
+from .config import ModelSpec, Settings
+from .cost import call_cost, dollars, estimate_cost
+from .errors import BackendError, BudgetExceeded, ContextTooLongError, RoleOutputError
+from .events import (
+    AgentFailed,
+    AgentFinished,
+    AgentRetry,
+    AgentStarted,
+    CallFinished,
+    ItemChecked,
+    OutcomeReached,
+    PromptPlanned,
+    StageFinished,
+    StageStarted,
+    TallyUpdated,
+    TextDelta,
+    WarningRaised,
+)
+from .prompts import render
+from .records import CallRecord, Outcome, RunRecord, Warning
+from .replies import Problem, parse_reply
+
+if TYPE_CHECKING:
+    from .procedures.base import Procedure
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass
+class Agent:
+    name: str  # juror-3
+    role: str  # juror
+    title: str  # Juror 3
+    stage: str
+    spec: ModelSpec
+    backend: Backend
+    persona: str = ""
+    temperature: float | None = None  # requested
+    max_tokens: int = 800
+    expected_output_tokens: int = 300
+    round: int = 0
+
+    @property
+    def applied_temperature(self) -> float | None:
+        return self.temperature if self.backend.accepts_temperature else None
+
+    @property
+    def constrained(self) -> bool:
+        """Whether the backend decodes under the JSON schema's grammar (patterns then shape the text)."""
+        return self.backend.constrained_decoding
+
+    @property
+    def model_id(self) -> str:
+        """The model as its price is looked up: the configured id, else the backend's own."""
+        return self.spec.model or self.backend.model
+
+
+@dataclass
+class Answer(Generic[T]):
+    value: T
+    problems: list[Problem]  # still failing after the repair; recorded as warnings
+    repaired: bool
+    raw: str
+
+
+@dataclass
+class StageHandle:
+    name: str
+    title: str
+    round: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
+    state: str = ""  # a few words after the title once it closes
+    markdown: str = ""  # a closing note
+
+
+class Court:
+    def __init__(
+        self,
+        record: RunRecord,
+        settings: Settings,
+        pool: BackendPool,
+        emit: Callable[[Any], None],
+        procedure: Procedure,
+    ):
+        self.record = record
+        self.case: Case = record.case
+        self.settings = settings
+        self.procedure = procedure
+        self.params: Any = settings.procedure_params(procedure.name)
+        self.pool = pool
+        self._emit = emit
+        self._t0 = time.perf_counter()
+        self.system = procedure.system_prompt(self.case)
+        self.prefix = procedure.case_block(self.case)
+        self._stage_of: dict[str, str] = {}  # agent -> the stage it speaks in
+        self._current = ""
+        throttle = settings.throttle
+        self._slots = asyncio.Semaphore(throttle.max_concurrency) if throttle.max_concurrency else None
+        self._spacing = throttle.delay_ms / 1000
+        self._next_start = 0.0
+
+    # ------------------------------------------------------------------ reporting
+
+    def emit(self, event: Any) -> None:
+        event.t = round(time.perf_counter() - self._t0, 3)
+        self._emit(event)
+
+    def warn(self, agent: str, rule: str, message: str, *, stage: str = "") -> None:
+        self.record.warnings.append(Warning(agent=agent, rule=rule, message=message))
+        self.emit(WarningRaised(agent=agent, rule=rule, message=message,
+                                stage=stage or self._stage_of.get(agent, self._current)))
+
+    @asynccontextmanager
+    async def stage(self, name: str, title: str = "", planned: list[tuple[Agent, str]] | None = None, *,
+                    round: int = 0) -> AsyncIterator[StageHandle]:
+        """Open a stage: refuse it past the budget, announce it, and close it when done."""
+        title = title or self.procedure.stage_title(name)
+        if planned:
+            self.check_budget(name, planned)
+        handle = StageHandle(name, title, round)
+        self._current = name
+        self.emit(StageStarted(stage=name, title=title, round=round))
+        yield handle
+        if name not in self.record.stages_completed:
+            self.record.stages_completed.append(name)
+        self.emit(StageFinished(stage=name, title=title, summary=handle.summary, state=handle.state,
+                                markdown=handle.markdown, round=round))
+
+    def finish(self, agent: Agent | str, output: BaseModel | dict[str, Any], *, markdown: str, title: str = "",
+               line: str = "", repaired: bool = False, key: str = "") -> None:
+        """An agent has spoken: keep its typed output under its name and show it."""
+        name = agent if isinstance(agent, str) else agent.name
+        data = output.model_dump(mode="json") if isinstance(output, BaseModel) else output
+        self.record.outputs[key or name] = data
+        self.emit(AgentFinished(
+            stage=self._stage_of.get(name, self._current), agent=name, output=data, repaired=repaired,
+            title=title or (agent.title if isinstance(agent, Agent) else name), markdown=markdown, line=line,
+            round=agent.round if isinstance(agent, Agent) else 0,
+        ))
+
+    def keep(self, key: str, output: BaseModel | dict[str, Any]) -> None:
+        """Keep a record the procedure builds from several agents (a jury's tally, a verdict)."""
+        self.record.outputs[key] = output.model_dump(mode="json") if isinstance(output, BaseModel) else output
+
+    def item(self, kind: str, title: str, ok: bool, *, detail: str = "", line: str = "", number: int = 0,
+             data: BaseModel | dict[str, Any] | None = None, agent: str = "", stage: str = "") -> None:
+        """A checked item a person should see (an exhibit's quote, a citation)."""
+        payload = data.model_dump(mode="json") if isinstance(data, BaseModel) else dict(data or {})
+        self.emit(ItemChecked(stage=stage or self._current, agent=agent, kind=kind, number=number, title=title,
+                              ok=ok, detail=detail, line=line, data=payload))
+
+    def tally(self, labels: list[str], counts: dict[str, int], *, pending: int = 0, failed: int = 0, seated: int = 0,
+              title: str = "Tally", stage: str = "", round: int = 0) -> None:
+        self.emit(TallyUpdated(stage=stage or self._current, title=title, labels=labels, counts=counts,
+                               pending=pending, failed=failed, seated=seated, round=round))
+
+    def conclude(self, outcome: Outcome) -> None:
+        """The trial's outcome: kept in the record and announced."""
+        outcome.warnings = [w.message for w in self.record.warnings]
+        self.record.outcome = outcome
+        self.emit(OutcomeReached(outcome=outcome.model_dump(mode="json")))
+
+    def plan_prompt(self, stage: str, agent: Agent, prompt: str, wire: type[BaseModel]) -> None:
+        """Dry run: announce the exact prompt ``agent`` would get, with estimates."""
+        request = self.request(agent, prompt, wire, {})
+        messages = request.messages()
+        tokens_in = agent.backend.estimate_tokens("\n".join(m["content"] for m in messages))
+        self.emit(PromptPlanned(
+            stage=stage, agent=agent.name, role=agent.role, model=str(agent.spec),
+            temperature=agent.applied_temperature, messages=messages, input_tokens=tokens_in,
+            output_tokens=agent.expected_output_tokens,
+            cost_usd=estimate_cost(agent.backend.price_provider, agent.model_id, tokens_in, agent.expected_output_tokens),
+        ))
+
+    # ------------------------------------------------------------------ agents
+
+    def agent(self, name: str, role: str, title: str = "", stage: str = "", *, persona: str = "",
+              temperature: float | None = None, max_tokens: int | None = None,
+              expected_output_tokens: int | None = None, round: int = 0) -> Agent:
+        """Seat an agent of a declared role; budgets default to the role's."""
+        declared = self.procedure.role(role)
+        spec = self.settings.model_for(role)
+        stage = stage or self._current
+        self._stage_of[name] = stage
+        return Agent(name, role, title or (declared.title if declared else name), stage, spec, self.pool.get(spec),
+                     persona, temperature,
+                     max_tokens or (declared.max_tokens if declared else 800),
+                     expected_output_tokens or (declared.expected_output_tokens if declared else 300), round)
+
+    def request(self, agent: Agent, prompt: str, wire: type[BaseModel], inputs: dict[str, Any],
+                schema: dict[str, Any] | None = None) -> ModelRequest:
+        return ModelRequest(
+            agent=agent.name,
+            role=agent.role,
+            system=self.system,
+            prefix=self.prefix,
+            prompt=prompt,
+            schema=schema or wire.model_json_schema(),
+            schema_name=wire.__name__,
+            temperature=agent.applied_temperature,
+            max_tokens=agent.max_tokens,
+            case=self.case,
+            inputs=inputs,
+            procedure=self.procedure,
+        )
+
+    def check_context(self, agents: list[tuple[Agent, str]]) -> None:
+        """Refuse, before any call, a case that cannot fit a model's context window."""
+        for agent, prompt in agents:
+            window = agent.backend.context_window
+            if not window:
+                continue
+            needed = agent.backend.estimate_tokens(f"{self.system}\n{self.prefix}\n\n{prompt}") + agent.max_tokens
+            if needed > window:
+                evidence = agent.backend.estimate_tokens(self.prefix)
+                cut = needed - window
+                raise ContextTooLongError(
+                    f"the case is too long for {agent.spec}: the {agent.role}'s prompt needs about {needed:,} tokens "
+                    f"(evidence ~{evidence:,}) but the model's window is {window:,}; cut about {cut:,} tokens "
+                    f"(~{int(cut * 3.6):,} characters) of evidence, or use a model with a longer window"
+                )
+
+    def estimate_stage(self, planned: list[tuple[Agent, str]]) -> float:
+        """Dollars a stage is expected to cost: estimated prompt tokens (no cache discount) plus
+        each role's expected output, priced like real calls."""
+        estimate = 0.0
+        for agent, prompt in planned:
+            tokens_in = agent.backend.estimate_tokens(f"{self.system}\n{self.prefix}\n\n{prompt}")
+            cost = estimate_cost(agent.backend.price_provider, agent.model_id, tokens_in, agent.expected_output_tokens)
+            estimate += cost or 0.0
+        return estimate
+
+    def check_budget(self, stage: str, planned: list[tuple[Agent, str]]) -> None:
+        cap = self.settings.budget.max_usd
+        if not cap:
+            return
+        estimate = self.estimate_stage(planned)
+        spent = self.record.cost_usd
+        if spent + estimate > cap:
+            raise BudgetExceeded(
+                f"budget stop before the {stage} stage: it would cost about {dollars(estimate)} on top of "
+                f"{dollars(spent)} spent, past the cap of {dollars(cap)} ([budget] max_usd)",
+                stage=stage, estimate_usd=round(estimate, 6), spent_usd=spent, cap_usd=cap,
+            )
+
+    async def ask(
+        self,
+        agent: Agent,
+        prompt: str,
+        wire: type[T],
+        *,
+        inputs: dict[str, Any] | None = None,
+        check: Callable[[T], list[Problem]] | None = None,
+        keep_hint: str = "",
+        announce: bool = True,
+        schema: dict[str, Any] | None = None,
+    ) -> Answer[T]:
+        """Ask ``agent`` and return a schema-valid answer, after at most one repair.
+
+        ``schema`` refines the wire model's JSON schema for decoding (see ``refine_schema``);
+        the reply is still validated against ``wire``."""
+        if announce:
+            self.emit(AgentStarted(stage=agent.stage, agent=agent.name, role=agent.role, title=agent.title,
+                                   persona=agent.persona, model=str(agent.spec), temperature=agent.applied_temperature,
+                                   round=agent.round))
+        request = self.request(agent, prompt, wire, dict(inputs or {}), schema)
+        try:
+            raw, call = await self._call(agent, request, attempt=1)
+            value, problems = self._judge_reply(call, wire, check)
+            if not problems:
+                return Answer(value, [], False, raw)
+            self.emit(AgentRetry(agent=agent.name, problems=[p.message for p in problems]))
+            correction = render(
+                "repair",
+                problems="\n".join(f"- {p.message}" for p in problems),
+                keep=f" {keep_hint}" if keep_hint else "",
+            )
+            request.repairs.append((raw, correction))
+            request.inputs["repair"] = [p.message for p in problems]
+            raw2, call2 = await self._call(agent, request, attempt=2)
+            value2, problems2 = self._judge_reply(call2, wire, check)
+            if value2 is not None:
+                return Answer(value2, problems2, True, raw2)
+            if value is not None:  # the repair broke the format: keep the first, valid reply
+                return Answer(value, problems + problems2, True, raw)
+            raise RoleOutputError(
+                f"the {agent.role} ({agent.spec}) gave invalid output twice: {problems2[0].message}",
+                agent=agent.name, raw=raw2,
+            )
+        except (BackendError, RoleOutputError) as exc:
+            self.emit(AgentFailed(stage=agent.stage, agent=agent.name, error=str(exc), round=agent.round))
+            raise
+
+    def _judge_reply(self, call: CallRecord, wire: type[T], check: Callable[[T], list[Problem]] | None) -> tuple[T | None, list[Problem]]:
+        """Parse and check a reply, and close its call record with the outcome."""
+        value, problems = parse_reply(call.response, wire)
+        if value is not None and check:
+            problems = check(value)
+        self._close_call(call, value is not None, problems)
+        return value, problems
+
+    def settle(self, agent: Agent, answer: Answer[Any], skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        """Record the rules an answer still breaks after its repair as warnings.
+
+        ``skip`` names rules the procedure reports in its own way (unverified exhibits)."""
+        for problem in answer.problems:
+            if problem.rule not in skip:
+                self.warn(agent.name, problem.rule, problem.message)
+
+    async def _call(self, agent: Agent, request: ModelRequest, *, attempt: int) -> tuple[str, CallRecord]:
+        call = CallRecord(
+            id=len(self.record.calls) + 1,
+            agent=agent.name,
+            role=agent.role,
+            stage=agent.stage,
+            attempt=attempt,
+            backend=agent.spec.backend,
+            model=agent.model_id,
+            temperature=agent.applied_temperature,
+            messages=request.messages(),
+        )
+        self.record.calls.append(call)
+        started = time.perf_counter()
+
+        def on_text(text: str) -> None:
+            self.emit(TextDelta(agent=agent.name, text=text))
+
+        try:
+            reply = await self._throttled(agent.backend.complete(request, on_text))
+        except BaseException as exc:
+            call.seconds = round(time.perf_counter() - started, 4)
+            call.error = "cancelled" if not isinstance(exc, Exception) else str(exc)
+            self._close_call(call, False, [Problem("call", call.error)])
+            raise
+        call.response = reply.text
+        call.usage = reply.usage
+        call.model = reply.model or call.model
+        call.temperature = reply.temperature
+        call.seconds = round(reply.seconds or (time.perf_counter() - started), 4)
+        call.finish_reason = reply.finish_reason
+        call.cost_usd = call_cost(agent.backend.price_provider, call.model, reply.usage)
+        return reply.text, call
+
+    async def _throttled(self, call: Any) -> Any:
+        """At most [throttle] max_concurrency requests at once, starts spaced by delay_ms."""
+        if self._slots is None and not self._spacing:
+            return await call
+        if self._slots is not None:
+            await self._slots.acquire()
+        try:
+            if self._spacing:
+                loop = asyncio.get_running_loop()
+                start = max(loop.time(), self._next_start)
+                self._next_start = start + self._spacing
+                await asyncio.sleep(max(0.0, start - loop.time()))
+            return await call
+        finally:
+            if self._slots is not None:
+                self._slots.release()
+
+    def _close_call(self, call: CallRecord, ok: bool, problems: list[Problem]) -> None:
+        call.ok = ok
+        call.problems = [p.message for p in problems]
+        self.emit(CallFinished(
+            agent=call.agent, role=call.role, model=f"{call.backend}:{call.model}", attempt=call.attempt,
+            input_tokens=call.usage.prompt_tokens, output_tokens=call.usage.output_tokens,
+            cache_read_tokens=call.usage.cache_read_tokens, cache_write_tokens=call.usage.cache_write_tokens,
+            cost_usd=call.cost_usd, seconds=call.seconds, ok=ok,
+        ))

@@ -1,0 +1,57 @@
+"""What every ``courtroom`` command shares: consoles, one-line errors, and literal printing.
+
+Nothing a user or a model wrote is ever read as Rich markup: a path holding ``[/draft]``,
+a glob like ``logs/[ab]*.txt`` or an install hint like ``'.[local-1.5b]'`` prints as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def console(stderr: bool = True) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
+
+
+def say(text: str, style: str = "", *, stderr: bool = True, indent: int = 0) -> None:
+    """Print ``text`` literally, wrapped at the terminal's width (continuation lines indented)."""
+    from rich.text import Text
+
+    out = console(stderr)
+    body = Text(text, style=style)
+    if indent:
+        from rich.padding import Padding
+
+        out.print(Padding(body, (0, 0, 0, indent)))
+    else:
+        out.print(body)
+
+
+def fail(message: str, code: int) -> None:
+    from rich.text import Text
+
+    console().print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)  # one line, never wrapped
+    raise typer.Exit(code)
+
+
+def guarded(fn: Any) -> Any:
+    """Turn a CourtroomError into its one-line message and exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..errors import CourtroomError
+
+        try:
+            return fn(*args, **kwargs)
+        except CourtroomError as exc:
+            fail(str(exc), exc.exit_code)
+
+    return wrapper

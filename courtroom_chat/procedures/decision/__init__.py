@@ -1,0 +1,535 @@
+"""The decision court: prosecution, defense, a jury, a judge.
+
+    prosecute ─> verify exhibits (one repair) ─> defend ─> deliberate (jurors in parallel) ─> rule
+
+The court reads as its four stages, each an async function over the runtime (``Court``).
+Its wire formats are in ``wire``, its rules in ``rules``, its answer and confidences in
+``answer``, how it reads in ``present``, its records in ``records``, its prompts in
+``courtroom_chat/prompts/decision/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ...backends.base import ModelRequest
+from ...case import motion_from
+from ...court import Agent, Court
+from ...errors import BackendError, BudgetExceeded, RoleOutputError
+from ...evidence import EvidenceIndex, normalise_text, quote_choices
+from ...records import Outcome, RunRecord
+from ..base import Procedure, Role, literal_pattern, refine_schema, word_pattern
+from . import present
+from .answer import (
+    POLARITY,
+    answer_conflict,
+    confidences,
+    evidence_confidence,
+    fallback_phrase,
+    key_terms,
+    lowered,
+    plain_answer,
+    refusal,
+    vote_share,
+)
+from .demo import demo_reply
+from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
+from .rules import defense_problems, judge_problems, juror_problems, prosecutor_problems
+from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
+
+PERSONAS = (
+    "a pragmatic engineer who weighs benefits against costs",
+    "a cautious risk officer who looks first for what could go wrong",
+    "an optimistic product owner who values momentum and shipping",
+    "a strict auditor who trusts only verified evidence",
+    "an advocate for the people the decision affects",
+    "a skeptical newcomer who asks what is really known",
+    "a seasoned maintainer who has seen similar decisions go wrong",
+    "a cost-conscious manager who counts time and money",
+)
+VOTE_LABELS = ["act", "do not act", "abstain"]
+
+
+class Parameters(BaseModel):
+    """[procedures.decision] in config.toml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    jury_size: int = Field(5, ge=1, le=25, description="Jurors seated")
+    jury_threshold: int = Field(3, ge=1, le=25, description="Votes to act needed to bring the motion to the judge")
+    juror_temperature_min: float = Field(0.3, ge=0.0, le=2.0, description="Lowest juror temperature")
+    juror_temperature_max: float = Field(1.2, ge=0.0, le=2.0, description="Highest juror temperature")
+    judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
+    advocate_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and defense temperature")
+    max_exhibits: int = Field(3, ge=1, le=12, description="Exhibits the prosecutor may file")
+    require_exact_quotes: bool = Field(True, description="Keep unverified exhibits from the jury")
+    min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
+    min_juror_words: int = Field(50, ge=0, le=500, description="Words in each juror's reasoning")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameters:
+        if self.jury_threshold > self.jury_size:
+            raise ValueError(f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})")
+        if self.juror_temperature_min > self.juror_temperature_max:
+            raise ValueError("juror_temperature_min is larger than juror_temperature_max")
+        return self
+
+    def juror_temperatures(self) -> list[float]:
+        """Temperatures spread evenly from min to max, one per juror."""
+        n, lo, hi = self.jury_size, self.juror_temperature_min, self.juror_temperature_max
+        if n == 1:
+            return [round((lo + hi) / 2, 3)]
+        return [round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)]
+
+
+def exhibits_text(exhibits: list[Exhibit]) -> str:
+    if not exhibits:
+        return "(none: no quote from the evidence was verified)"
+    lines = []
+    for e in exhibits:
+        lines.append(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})')
+        if e.harm:
+            lines.append(f"   Harm if we do not act: {e.harm}")
+    return "\n".join(lines)
+
+
+def filed_text(case_exhibits: list[Any]) -> str:
+    if not case_exhibits:
+        return ""
+    lines = ["The person filed these exhibits with the case; they are already numbered 1 to "
+             f"{len(case_exhibits)}. Do not repeat them; add your own."]
+    lines += [f'{i}. "{e.source_quote}"' for i, e in enumerate(case_exhibits, 1)]
+    return "\n".join(lines) + "\n"
+
+
+class DecisionCourt(Procedure):
+    name = "decision"
+    title = "Decision court"
+    description = (
+        "A prosecutor argues for acting, a defense against; quotes are verified; "
+        "a jury votes and a judge rules, with actions and named confidences."
+    )
+    stages = (("prosecution", "Prosecution"), ("defense", "Defense"), ("jury", "Jury"), ("judge", "Judge"))
+    roles = (
+        Role("prosecutor", "Prosecutor", ProsecutorReply, max_tokens=900, expected_output_tokens=420,
+             description="Argues YES with exhibits quoted from the evidence"),
+        Role("defense", "Defense", DefenseReply, max_tokens=700, expected_output_tokens=320,
+             description="Argues NO and challenges each exhibit"),
+        Role("juror", "Juror", JurorReply, numbered=True, max_tokens=420, expected_output_tokens=140, aliases=("jury",),
+             description="Votes act / do not act / abstain"),
+        Role("judge", "Judge", JudgeReply, max_tokens=700, expected_output_tokens=300,
+             description="Rules when enough jurors vote to act"),
+    )
+    Parameters = Parameters
+
+    async def run(self, court: Court) -> None:
+        prosecution = await self.prosecute(court)
+        defense = await self.defend(court, prosecution)
+        jury = await self.deliberate(court, prosecution, defense)
+        await self.rule(court, prosecution, defense, jury)
+
+    def demo(self, request: ModelRequest) -> dict[str, Any] | None:
+        return demo_reply(request)
+
+    def result_of(self, record: RunRecord) -> dict[str, Any]:
+        """The Courtroom POC ``CourtroomResult`` in snake_case, plus extra fields (``-o`` output)."""
+        jury = record.jury
+        return {
+            "case": record.case_summary(),
+            "prosecution": record.outputs.get("prosecutor"),
+            "defense": record.outputs.get("defense"),
+            "jury": {**jury.model_dump(mode="json"), "split": jury.split()} if jury else None,
+            "verdict": record.outputs.get("verdict"),
+            "warnings": [w.model_dump() for w in record.warnings],
+            "metadata": record.metadata(),
+        }
+
+    # ---------------------------------------------------------------- agents and prompts
+
+    def _agent(self, court: Court, role: str, number: int = 0) -> Agent:
+        p = court.params
+        if role == "juror":
+            return court.agent(f"juror-{number}", "juror", f"Juror {number}", "jury",
+                               persona=PERSONAS[(number - 1) % len(PERSONAS)],
+                               temperature=p.juror_temperatures()[number - 1])
+        temperature = p.judge_temperature if role == "judge" else p.advocate_temperature
+        stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]
+        return court.agent(role, role, role.capitalize(), stage, temperature=temperature)
+
+    def prosecutor_prompt(self, court: Court) -> str:
+        p = court.params
+        return self.render("prosecutor", filed=filed_text(court.case.evidence), motion_hint=motion_from(court.case.question),
+                           max_exhibits=p.max_exhibits, min_harm_words=max(p.min_harm_words, 1))
+
+    def prosecution_text(self, prosecution: Prosecution | None, admitted: list[Exhibit] | None = None) -> str:
+        """The prosecution as the defense reads it, and as it opens the jurors' and judge's record.
+
+        It is the same text in every later prompt, so the prompt cache carries it forward."""
+        if prosecution is None:  # dry run
+            return self.render("prosecution", motion="[the prosecutor's motion]",
+                               case_statement="[the prosecutor's case statement]",
+                               harm_analysis="[the prosecutor's harm analysis]",
+                               exhibits="[the admitted exhibits, numbered, each with its verified quote, location and harm]")
+        return self.render("prosecution", motion=prosecution.motion, case_statement=prosecution.case_statement,
+                           harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
+
+    def defense_prompt(self, prosecution_text: str, motion: str) -> str:
+        return self.render("defense", prosecution=prosecution_text, refusal=refusal(motion))
+
+    def trial_record(self, prosecution_text: str, defense: Defense | None) -> str:
+        """The trial so far, identical for every juror and the judge, so it is read once and cached."""
+        if defense is None:  # dry run
+            return self.render("record", prosecution=prosecution_text, counter_argument="[the defense's counter-argument]",
+                               challenges="[the defense's challenge to each exhibit]",
+                               harm_dispute="[the defense's harm dispute]", alternative="[the defense's alternative]")
+        challenges = "\n".join(f"{c.exhibit}. ({c.effect}) {c.challenge}" for c in defense.exhibit_challenges)
+        return self.render("record", prosecution=prosecution_text, counter_argument=defense.counter_argument,
+                           challenges=challenges or "(none: no exhibit was admitted)", harm_dispute=defense.harm_dispute,
+                           alternative=defense.alternative)
+
+    def juror_prompt(self, court: Court, number: int, persona: str, motion: str, record: str) -> str:
+        p = court.params
+        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona, motion=motion,
+                           min_words=max(p.min_juror_words, 1))
+
+    def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool) -> str:
+        hint = " The jury was split: weigh the minority's view too." if split else ""
+        return self.render("judge", record=record, excluded=excluded, tally=tally, jury_reasons=jury_reasons,
+                           split_hint=hint)
+
+    def admitted(self, court: Court, prosecution: Prosecution) -> list[Exhibit]:
+        return prosecution.admitted() if court.params.require_exact_quotes else prosecution.exhibits
+
+    # ---------------------------------------------------------------- stage 1: prosecution
+
+    async def prosecute(self, court: Court) -> Prosecution:
+        agent = self._agent(court, "prosecutor")
+        prompt = self.prosecutor_prompt(court)
+        court.check_context([(agent, prompt)])
+        index = EvidenceIndex(court.case.context)
+        p = court.params
+        filed = court.case.evidence
+
+        def check(reply: ProsecutorReply) -> list[Any]:
+            return prosecutor_problems(reply, index, filed=len(filed), has_context=bool(court.case.context),
+                                       max_exhibits=p.max_exhibits, min_harm_words=p.min_harm_words)
+
+        grammar = agent.constrained
+        choices = quote_choices(court.case.context) if grammar else []
+        room = max(0, p.max_exhibits - len(filed))
+        schema = refine_schema(ProsecutorReply, {
+            "motion": {"maxLength": 100},
+            "case_statement": {"maxLength": 220},
+            "exhibits": {"minItems": 1 if court.case.context and room and not filed else None, "maxItems": room},
+            "ExhibitReply.source_quote": {"enum": choices},
+            "ExhibitReply.target_quote": {"maxLength": 80},
+            # Under a grammar, count words (2 spare: the rule counts \w+ runs); else bound characters.
+            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words + 10)}
+            if grammar and p.min_harm_words else
+            {"minLength": p.min_harm_words * 5, "maxLength": max(130, p.min_harm_words * 10)},
+            "harm_analysis": {"maxLength": 150},
+        })
+        async with court.stage("prosecution", "Prosecution", [(agent, prompt)]) as stage:
+            answer = await court.ask(
+                agent, prompt, ProsecutorReply, check=check, schema=schema,
+                inputs={"question": court.case.question, "max_exhibits": p.max_exhibits, "min_harm_words": p.min_harm_words},
+                keep_hint="Keep the exhibits that were verified exactly as they were; fix or replace the others.",
+            )
+            reply = answer.value
+            attempt = 2 if answer.repaired else 1
+            items, seen, dropped = [], set(), 0
+            for item, origin in [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits]:
+                key = normalise_text(item.source_quote)
+                if key in seen:
+                    dropped += 1
+                    continue
+                seen.add(key)
+                items.append((item, origin))
+            if dropped:
+                court.warn("prosecutor", "exhibit_duplicate",
+                           f"{dropped} exhibit{'s' if dropped > 1 else ''} repeating an earlier quote "
+                           f"{'were' if dropped > 1 else 'was'} dropped")
+            exhibits: list[Exhibit] = []
+            for number, (item, origin) in enumerate(items[: p.max_exhibits], 1):
+                found = index.check(item.source_quote, min_chars=8)
+                target = index.check(item.target_quote, min_chars=8, nearest=False) if item.target_quote else None
+                exhibit = Exhibit(
+                    number=number, source_quote=item.source_quote, target_quote=item.target_quote, harm=item.harm,
+                    origin=origin, verified=found.verified, location=found.location,
+                    target_location=target.location if target and target.verified else None,
+                    nearest=found.nearest, attempt=attempt if origin == "prosecutor" else 1,
+                )
+                exhibits.append(exhibit)
+                data = exhibit.model_dump(mode="json")
+                court.item("exhibit", present.exhibit_title(data), exhibit.verified, number=number, agent="prosecutor",
+                           detail=present.exhibit_markdown(data), line=present.exhibit_line(data), data=data)
+            # Quote failures are shown on the exhibits themselves; the other rules become warnings.
+            court.settle(agent, answer, skip={"exhibit_quote"})
+            prosecution = Prosecution(motion=reply.motion.strip().rstrip("."), case_statement=reply.case_statement,
+                                      exhibits=exhibits, harm_analysis=reply.harm_analysis)
+            unverified = [e.number for e in exhibits if not e.verified]
+            if unverified:
+                kept = "kept out of the case put to the jury" if p.require_exact_quotes else "admitted, marked unverified"
+                court.warn("prosecutor", "exhibit_unverified",
+                           f"exhibit{'s' if len(unverified) > 1 else ''} {', '.join(map(str, unverified))} could not be "
+                           f"verified in the evidence and {'were' if len(unverified) > 1 else 'was'} {kept}")
+            data = prosecution.model_dump(mode="json")
+            court.finish(agent, prosecution, markdown=present.prosecution_markdown(data), repaired=answer.repaired,
+                         title="Prosecutor", line=f"prosecutor: motion to {present.shorten(prosecution.motion, 60)}")
+            verified = sum(1 for e in exhibits if e.verified)
+            stage.state = f"{len(exhibits)} exhibit{'s' if len(exhibits) != 1 else ''}, {verified} verified"
+            stage.summary = data
+        return prosecution
+
+    # ---------------------------------------------------------------- stage 2: defense
+
+    async def defend(self, court: Court, prosecution: Prosecution) -> Defense:
+        agent = self._agent(court, "defense")
+        admitted = self.admitted(court, prosecution)
+        prompt = self.defense_prompt(self.prosecution_text(prosecution, admitted), prosecution.motion)
+        core = key_terms(f"{prosecution.motion} {prosecution.case_statement}")
+        numbers = [e.number for e in admitted]
+        # Under a grammar the counter-argument opens on the motion itself, so it answers the
+        # core claim (a 0.5B defense otherwise drifts off it, and a repair costs a second call).
+        opening = literal_pattern(lowered(prosecution.motion))
+        grammar = agent.constrained
+        schema = refine_schema(DefenseReply, {
+            "counter_argument": {"pattern": f'^We should not {opening} because [^"\\\\]{{20,160}}$'}
+            if grammar and opening else {"maxLength": 260},
+            "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
+            "ChallengeReply.exhibit": {"enum": numbers},
+            "ChallengeReply.challenge": {"maxLength": 120},
+            "harm_dispute": {"maxLength": 140},
+            "alternative": {"maxLength": 120},
+        })
+        async with court.stage("defense", "Defense", [(agent, prompt)]) as stage:
+            answer = await court.ask(
+                agent, prompt, DefenseReply, schema=schema,
+                check=lambda reply: defense_problems(reply, admitted, prosecution.motion, core),
+                inputs={"motion": prosecution.motion, "exhibits": [e.model_dump(mode="json") for e in admitted]},
+            )
+            court.settle(agent, answer)
+            reply = answer.value
+            defense = Defense(
+                counter_argument=reply.counter_argument,
+                exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in reply.exhibit_challenges],
+                harm_dispute=reply.harm_dispute,
+                alternative=reply.alternative,
+            )
+            data = defense.model_dump(mode="json")
+            exhibits = [e.model_dump(mode="json") for e in prosecution.exhibits]
+            court.finish(agent, defense, markdown=present.defense_markdown(data, exhibits), repaired=answer.repaired,
+                         title="Defense", line=f"defense: {len(defense.exhibit_challenges)} exhibit challenge(s)")
+            stage.summary = data
+        return defense
+
+    # ---------------------------------------------------------------- stage 3: jury
+
+    async def deliberate(self, court: Court, prosecution: Prosecution, defense: Defense) -> Jury:
+        p = court.params
+        admitted = self.admitted(court, prosecution)
+        record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
+        agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
+        prompts = {a.name: self.juror_prompt(court, n, a.persona, prosecution.motion, record)
+                   for n, a in enumerate(agents, 1)}
+        jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
+                  for n, a in enumerate(agents, 1)]
+
+        def tally() -> None:
+            counts = {label: sum(VOTE_WORDS[label] == j.vote for j in jurors) for label in VOTE_LABELS}
+            court.tally(VOTE_LABELS, counts, pending=sum(j.status == "pending" for j in jurors),
+                        failed=sum(j.status == "failed" for j in jurors), seated=len(jurors), stage="jury")
+
+        grammar = bool(agents) and agents[0].constrained
+        low, high = p.min_juror_words + 2, p.min_juror_words + 12
+        schema = refine_schema(JurorReply, {
+            # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
+            "reasoning": {"pattern": word_pattern(low, high)}
+            if grammar and p.min_juror_words else
+            {"minLength": int(p.min_juror_words * 6.5), "maxLength": max(500, p.min_juror_words * 10)},
+        })
+
+        async def sit(agent: Agent, juror: Juror) -> None:
+            try:
+                answer = await court.ask(
+                    agent, prompts[agent.name], JurorReply, schema=schema,
+                    check=lambda reply: juror_problems(reply, p.min_juror_words),
+                    inputs={"number": juror.number, "persona": juror.persona, "min_words": p.min_juror_words,
+                            "exhibits": [e.model_dump(mode="json") for e in admitted], "motion": prosecution.motion},
+                )
+            except (BackendError, RoleOutputError) as exc:
+                juror.status, juror.error = "failed", str(exc)
+            else:
+                court.settle(agent, answer)
+                juror.vote = VOTE_WORDS[answer.value.vote]  # type: ignore[assignment]
+                juror.reasoning = answer.value.reasoning
+                juror.status = "voted"
+                data = juror.model_dump(mode="json")
+                court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
+                             line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'})",
+                             repaired=answer.repaired)
+            tally()
+
+        async with court.stage("jury", "Jury", [(a, prompts[a.name]) for a in agents]) as stage:
+            tally()
+            await asyncio.gather(*(sit(a, j) for a, j in zip(agents, jurors, strict=True)))
+            failed = [j for j in jurors if j.status == "failed"]
+            if len(failed) == len(jurors):
+                raise RoleOutputError(f"every juror failed; the first error: {failed[0].error}", agent="jury")
+            jury = Jury.tally(jurors, p.jury_threshold)
+            if failed:
+                court.warn("jury", "partial_panel", (
+                    f"partial panel: {jury.voted} of {jury.seated} jurors voted "
+                    f"(juror {', '.join(str(j.number) for j in failed)} failed: {failed[0].error})"
+                ), stage="jury")
+            court.keep("jury", jury)
+            stage.state = jury.split()
+            stage.summary = {**jury.model_dump(mode="json"), "split": jury.split()}
+        return jury
+
+    # ---------------------------------------------------------------- stage 4: judge
+
+    async def rule(self, court: Court, prosecution: Prosecution, defense: Defense, jury: Jury) -> Verdict:
+        admitted = self.admitted(court, prosecution)
+        excluded = [e for e in prosecution.exhibits if e not in admitted]
+        split = not jury.unanimous()
+        agent = self._agent(court, "judge")
+        record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
+        prompt = self.judge_prompt(
+            record,
+            (f"\nExcluded, not verified in the evidence: exhibit {', '.join(str(e.number) for e in excluded)}.\n"
+             if excluded else ""),
+            jury.split(words=True), self._jury_reasons(jury), split,
+        )
+        if not jury.proceeds_to_judge:
+            return await self._jury_decides(court, prosecution, defense, jury, (
+                (f"Only {jury.guilty_count} of {jury.voted} jurors voted to act" if jury.guilty_count else
+                 f"None of the {jury.voted} jurors voted to act")
+                + f"; {jury.threshold} are needed to bring the motion to the judge, so it fails without a ruling."
+            ))
+        try:
+            court.check_budget("judge", [(agent, prompt)])
+        except BudgetExceeded as exc:
+            court.warn("judge", "budget_stop", f"{exc}; the jury's majority decides instead", stage="judge")
+            return await self._jury_decides(court, prosecution, defense, jury, (
+                f"The judge was not called (budget stop); the jury's {jury.split()} majority decides."
+            ))
+
+        text = r'[^"\\]'  # any character of a JSON string but a quote or an escape
+        on_jury = " The jury was split " if split else " The jury "
+        schema = refine_schema(JudgeReply, {
+            # Under a grammar, the reasoning names both sides and the jury, in that order.
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,130}} The defense {text}{{10,130}}{on_jury}{text}{{5,100}}$"}
+            if agent.constrained else {"maxLength": 1200},
+            "answer": {"maxLength": 90},
+            "rationale": {"maxLength": 110},
+            "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", "minLength": 8, "maxLength": 90}},
+        })
+        async with court.stage("judge", "Judge") as stage:
+            answer = await court.ask(
+                agent, prompt, JudgeReply, schema=schema, check=lambda reply: judge_problems(reply, jury),
+                inputs={"motion": prosecution.motion, "alternative": defense.alternative, "unanimous": not split,
+                        "verified": bool(prosecution.admitted()),
+                        "tally": {"guilty": jury.guilty_count, "not_guilty": jury.not_guilty_count,
+                                  "abstain": jury.abstain_count}},
+            )
+            court.settle(agent, answer)
+            reply = answer.value
+            decision = DECISION_WORDS[reply.decision]
+            score, basis = evidence_confidence(decision, jury, prosecution, defense)
+            phrase = reply.answer
+            conflict = answer_conflict(decision, phrase, prosecution.motion,
+                                       " ".join([court.case.question, defense.alternative, *reply.actions]))
+            if conflict or not phrase.strip():
+                # Never show an answer that contradicts the decision: build it from the decision instead.
+                phrase = fallback_phrase(decision, prosecution.motion)
+                court.warn("judge", "judge_answer", f"{conflict or 'the answer was empty'}; the plain answer "
+                           f"was built from the decision instead")
+            verdict = Verdict(
+                decision=decision, reasoning=reply.reasoning, rationale=reply.rationale,
+                actions=[a.strip() for a in reply.actions if a.strip()], confidence=reply.confidence,
+                answer=plain_answer(decision, phrase), evidence_confidence=score, evidence_basis=basis,
+                decided_by="judge",
+            )
+            data = verdict.model_dump(mode="json")
+            court.finish(agent, verdict, key="judge", title=f"Judge · {present.VOTE_LABEL.get(decision, 'dismiss')}",
+                         markdown=f"**Ruling:** {present.DECISION_LABEL[decision]} · judge's own estimate "
+                                  f"{reply.confidence:.0%}\n\n{verdict.reasoning}",
+                         line=f"judge: {verdict.answer}", repaired=answer.repaired)
+            stage.state = present.DECISION_LABEL[decision]
+            stage.summary = data
+            self._conclude(court, verdict, jury, prosecution, defense)
+        return verdict
+
+    def _jury_reasons(self, jury: Jury) -> str:
+        lines = []
+        for j in jury.jurors:
+            if j.status == "voted":
+                first = re.split(r"(?<=[.!?])\s", j.reasoning.strip(), maxsplit=1)[0]
+                label = present.VOTE_LABEL[j.vote]
+                lines.append(f"- Juror {j.number} ({label}): {present.shorten(first, 90)}")
+        return "\n".join(lines)
+
+    async def _jury_decides(self, court: Court, prosecution: Prosecution, defense: Defense, jury: Jury,
+                            reason: str) -> Verdict:
+        """The verdict when the judge does not rule: the jury's vote decides, with no judge's figure."""
+        async with court.stage("judge", "Judge") as stage:
+            if jury.proceeds_to_judge:
+                decision = "guilty" if jury.guilty_count > jury.not_guilty_count else "not_guilty"
+            else:
+                decision = "not_guilty"
+            score, basis = evidence_confidence(decision, jury, prosecution, defense)
+            share, _ = vote_share(decision, jury)
+            # The jury voted on the motion, so the answer is the motion or its refusal; the defense's
+            # alternative (often a restatement from a small model) stays in the defense's record.
+            verdict = Verdict(
+                decision=decision, reasoning=reason, rationale=reason.split(";")[0].rstrip(".") + ".",
+                actions=[prosecution.motion] if decision == "guilty" else [], confidence=share,
+                answer=plain_answer(decision, fallback_phrase(decision, prosecution.motion)),
+                evidence_confidence=score, evidence_basis=basis, decided_by="jury",
+            )
+            stage.state = "no ruling: the jury decides"
+            stage.markdown = f"**No ruling; the jury decides:** {verdict.answer}\n\n{reason}"
+            stage.summary = verdict.model_dump(mode="json")
+            self._conclude(court, verdict, jury, prosecution, defense)
+        return verdict
+
+    def _conclude(self, court: Court, verdict: Verdict, jury: Jury, prosecution: Prosecution, defense: Defense) -> None:
+        court.keep("verdict", verdict)
+        data = verdict.model_dump(mode="json")
+        effects = present.challenge_effects([e.model_dump(mode="json") for e in prosecution.exhibits],
+                                            defense.model_dump(mode="json"))
+        court.conclude(Outcome(
+            answer=verdict.answer, label=verdict.decision, polarity=POLARITY[verdict.decision],  # type: ignore[arg-type]
+            decided_by="the jury" if verdict.decided_by == "jury" else "the judge",
+            confidences=confidences(verdict, jury), partial=jury.voted < jury.seated,
+            markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects),
+            data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
+                                                    "abstain": jury.abstain_count}, "decision": verdict.decision},
+        ))
+
+    # ---------------------------------------------------------------- dry run
+
+    async def plan(self, court: Court) -> None:
+        """Every role's exact prompt, with placeholders where earlier stages would write."""
+        motion = "[the prosecutor's motion]"
+        p = court.params
+        prosecution = self.prosecution_text(None)
+        plans: list[tuple[str, Agent, str]] = [
+            ("prosecution", self._agent(court, "prosecutor"), self.prosecutor_prompt(court)),
+            ("defense", self._agent(court, "defense"), self.defense_prompt(prosecution, motion)),
+        ]
+        record = self.trial_record(prosecution, None)
+        for n in range(1, p.jury_size + 1):
+            a = self._agent(court, "juror", n)
+            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, record)))
+        plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
+            record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
+            "[one line of reasoning per juror]", p.jury_size > 1)))
+        wires = {"prosecutor": ProsecutorReply, "defense": DefenseReply, "juror": JurorReply, "judge": JudgeReply}
+        for stage, agent, prompt in plans:
+            court.plan_prompt(stage, agent, prompt, wires[agent.role])

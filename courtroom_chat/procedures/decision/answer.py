@@ -1,0 +1,149 @@
+"""The decision court's plain answer and its confidences, built in code from the decision.
+
+The answer never contradicts the decision: one a model writes that does is rebuilt from the
+decision. Each confidence is named by what it measures: the jury's vote share for the
+decision reached, the evidence verified and unrefuted, and the judge's own estimate.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...records import Confidence
+from .records import Defense, Jury, Prosecution, Verdict
+
+STOPWORDS = set(
+    "the a an and or of to in on for is are was were be been it this that with as at by from we i you "
+    "they not no yes should would could will can do does did now our your their its has have had but if "
+    "so than then there these those which who what when why how all any more most very just".split()
+)
+
+
+NEGATIVE = re.compile(r"(?i)^\s*(?:no\b|not\b|do not|don't|never|avoid|reject|decline|hold off|wait|postpone|delay)")
+ANSWER_HEAD = re.compile(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*")
+
+
+def strip_head(phrase: str) -> str:
+    """The answer without a 'Yes:' / 'No,' / 'Undecided -' the model may have written."""
+    return ANSWER_HEAD.sub("", phrase.strip()).strip()
+
+
+def answer_conflict(decision: str, phrase: str, motion: str, related: str = "") -> str:
+    """Why a plain answer contradicts its decision, or answers something else ('' when neither).
+
+    ``related`` is other text the answer may fairly echo (the question, the defense's
+    alternative, the judge's actions): an answer sharing no content word with it or with the
+    motion is off the subject ('No: weigh the evidence alone', seen from a 0.5B judge).
+    """
+    phrase = strip_head(phrase)
+    negative = bool(NEGATIVE.match(phrase))
+    terms, motion_terms = key_terms(phrase), key_terms(motion)
+    if decision == "guilty" and negative:
+        return f'you decided "act" but the answer "{phrase}" says not to; state what to do to act'
+    if decision == "not_guilty" and not negative and motion_terms and terms >= motion_terms:
+        return f'you decided "do not act" but the answer "{phrase}" repeats the motion; say what to do instead'
+    if decision != "dismissed" and terms and not terms & (motion_terms | key_terms(related)):
+        return f'the answer "{phrase}" does not speak to the question or the motion'
+    return ""
+
+
+def lowered(motion: str) -> str:
+    """'Merge PR #214 now' -> 'merge PR #214 now', to follow other words (an acronym keeps its capitals)."""
+    motion = motion.strip()
+    if len(motion) > 1 and motion[0].isupper() and not motion[1].isupper():
+        motion = motion[0].lower() + motion[1:]
+    return motion
+
+
+def refusal(motion: str) -> str:
+    """'Merge PR #214 now' -> 'do not merge PR #214 now'."""
+    return f"do not {lowered(motion)}"
+
+
+def fallback_phrase(decision: str, motion: str) -> str:
+    """The answer built from the decision alone, when no usable one was written."""
+    return {"guilty": motion, "not_guilty": refusal(motion), "dismissed": "the evidence does not decide it"}[decision]
+
+
+def plain_answer(decision: str, phrase: str) -> str:
+    """'Yes: publish now' / 'No: …' / 'Undecided: …', whatever prefix the judge wrote."""
+    phrase = strip_head(phrase).rstrip(".")
+    head = {"guilty": "Yes", "not_guilty": "No", "dismissed": "Undecided"}[decision]
+    return f"{head}: {phrase}" if phrase else head
+
+
+def key_terms(text: str) -> set[str]:
+    """Content words, cut to their first four letters so 'merge' meets 'merged' and 'merging'."""
+    return {w[:4] for w in re.findall(r"[a-z][a-z0-9]{3,}", text.lower()) if w not in STOPWORDS}
+
+
+def vote_share(decision: str, jury: Jury) -> tuple[float, str]:
+    """The share of votes cast for the decision reached (abstentions count as cast)."""
+    cast = jury.voted
+    votes = {"guilty": jury.guilty_count, "not_guilty": jury.not_guilty_count, "dismissed": jury.abstain_count}[decision]
+    if not cast:
+        return 0.0, "no juror voted"
+    return round(votes / cast, 3), f"{votes} of {cast} jurors"
+
+
+def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, defense: Defense | None) -> tuple[float, dict[str, Any]]:
+    """A confidence computed from the record, not reported by a model.
+
+    Half comes from the jury: the share of votes cast for the decision minus the share
+    against, scaled to 0-1 (a 5-0 jury gives 1.0, 3-2 gives 0.6, 2-3 against gives 0.4).
+    Half comes from the exhibits: the share of all filed exhibits that were verified and
+    not refuted by the defense. For a YES that share supports the decision; for a NO its
+    complement does. A dismissal is supported by a split jury and by half-strong evidence.
+    With no exhibit verified at all there is no evidence to speak of: the figure is 0 and
+    says so (``basis["verified"] == 0``), whatever the jury voted.
+    """
+    cast = jury.voted or 1
+    g, n = jury.guilty_count, jury.not_guilty_count
+    total = len(prosecution.exhibits)
+    verified = sum(1 for e in prosecution.exhibits if e.verified)
+    survived = sum(
+        1 for e in prosecution.exhibits
+        if e.verified and not (defense and (c := defense.challenge_for(e.number)) and c.effect == "refutes")
+    )
+    strength = survived / total if total else 0.0
+    if decision == "guilty":
+        jury_part, exhibit_part = (1 + (g - n) / cast) / 2, strength
+    elif decision == "not_guilty":
+        jury_part, exhibit_part = (1 + (n - g) / cast) / 2, 1 - strength
+    else:
+        jury_part, exhibit_part = 1 - abs(g - n) / cast, 1 - abs(2 * strength - 1)
+    value = round(0.5 * jury_part + 0.5 * exhibit_part, 3) if verified else 0.0
+    basis = {
+        "jury_for": g if decision == "guilty" else n if decision == "not_guilty" else jury.abstain_count,
+        "jury_cast": jury.voted,
+        "jury_part": round(jury_part, 3),
+        "exhibits_survived": survived,
+        "exhibits_filed": total,
+        "verified": verified,
+        "exhibit_part": round(exhibit_part, 3),
+    }
+    return value, basis
+
+
+def evidence_basis_text(basis: dict[str, Any]) -> str:
+    if "verified" in basis and not basis["verified"]:
+        return f"no exhibit verified ({basis.get('exhibits_filed', 0)} filed): the decision rests on argument alone"
+    return (f"jury {basis.get('jury_for', '?')} of {basis.get('jury_cast', '?')} for this decision; "
+            f"{basis.get('exhibits_survived', '?')} of {basis.get('exhibits_filed', '?')} exhibits verified and unrefuted")
+
+
+POLARITY = {"guilty": "yes", "not_guilty": "no", "dismissed": "undecided"}
+
+
+def confidences(verdict: Verdict, jury: Jury | None) -> list[Confidence]:
+    """The verdict's confidences, each named by what it measures."""
+    out: list[Confidence] = []
+    if jury is not None:
+        share, basis = vote_share(verdict.decision, jury)
+        out.append(Confidence(kind="vote_share", label="jury vote share", value=share, basis=basis))
+    out.append(Confidence(kind="evidence", label="evidence verified and unrefuted", value=verdict.evidence_confidence,
+                          basis=evidence_basis_text(verdict.evidence_basis)))
+    if verdict.decided_by == "judge":
+        out.append(Confidence(kind="self_reported", label="judge's own estimate", value=verdict.confidence))
+    return out

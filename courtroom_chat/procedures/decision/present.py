@@ -1,0 +1,127 @@
+"""How the decision court's outputs read: exhibits, the two sides, each juror, the verdict.
+
+The court attaches this Markdown to its events, so every front end and every replay shows
+it without knowing the court's roles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...render import temperature_text
+from .answer import evidence_basis_text
+
+DECISION_LABEL = {"guilty": "act (guilty)", "not_guilty": "do not act (not guilty)", "dismissed": "dismissed"}
+VOTE_LABEL = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain", None: "no vote"}
+EFFECT_MARK = {"refutes": "refuted by the defense", "weakens": "weakened by the defense", "concedes": "conceded by the defense"}
+
+
+def exhibit_title(ex: dict[str, Any]) -> str:
+    mark = "✅ verified" if ex.get("verified") else "❌ unverified"
+    return f"Exhibit {ex['number']} · {mark}"
+
+
+def exhibit_markdown(ex: dict[str, Any]) -> str:
+    lines = [f"> {ex['source_quote']}", ""]
+    if ex.get("verified") and ex.get("location"):
+        loc = ex["location"]
+        where = f"{loc['document']}:{loc['line_start']}" + (
+            f"-{loc['line_end']}" if loc["line_end"] != loc["line_start"] else "")
+        lines.append(f"**✅ Verified** at `{where}` (characters {loc['char_start']}–{loc['char_end']})")
+    else:
+        near = ex.get("nearest")
+        if near:
+            loc = near["location"]
+            lines.append(f"**❌ Unverified**: not found in the evidence. Nearest passage "
+                         f"({near['similarity']:.0%} similar) at `{loc['document']}:{loc['line_start']}`:")
+            lines.append(f"> {near['passage']}")
+        else:
+            lines.append("**❌ Unverified**: no similar passage exists in the evidence.")
+    if ex.get("origin") == "case":
+        lines.append("*Filed with the case.*")
+    if ex.get("target_quote"):
+        lines += ["", f"**Bears on:** {ex['target_quote']}"]
+    if ex.get("harm"):
+        lines += ["", f"**Harm if we do not act:** {ex['harm']}"]
+    return "\n".join(lines)
+
+
+def prosecution_markdown(p: dict[str, Any]) -> str:
+    return (f"**Motion:** {p['motion']}\n\n{p['case_statement']}\n\n"
+            f"**Harm analysis:** {p.get('harm_analysis') or '—'}")
+
+
+def defense_markdown(d: dict[str, Any], exhibits: list[dict[str, Any]] | None = None) -> str:
+    lines = [d["counter_argument"], ""]
+    by_number = {e["number"]: e for e in exhibits or []}
+    for c in d.get("exhibit_challenges", []):
+        quote = by_number.get(c["exhibit"], {}).get("source_quote", "")
+        lines.append(f"- **Exhibit {c['exhibit']}** ({c['effect']}): {c['challenge']}"
+                     + (f"\n  > {quote}" if quote else ""))
+    lines += ["", f"**Harm dispute:** {d.get('harm_dispute') or '—'}",
+              f"**Alternative:** {d.get('alternative') or '—'}"]
+    return "\n".join(lines)
+
+
+def juror_title(j: dict[str, Any]) -> str:
+    vote = VOTE_LABEL.get(j.get("vote")) if j.get("status") != "failed" else "failed"
+    return f"Juror {j['number']} · {vote}"
+
+
+def juror_markdown(j: dict[str, Any]) -> str:
+    head = f"*{j['persona']}* · temperature {temperature_text(j.get('temperature'))}"
+    if j.get("status") == "failed":
+        return f"{head}\n\n**Failed:** {j.get('error', '')}"
+    return f"{head}\n\n**Vote: {VOTE_LABEL.get(j.get('vote'))}**\n\n{j.get('reasoning', '')}"
+
+
+def exhibit_line(ex: dict[str, Any]) -> str:
+    """One line for the CLI: number, mark, location and the quote (cut at a word, with …)."""
+    mark = "✓ verified" if ex.get("verified") else "✗ unverified"
+    loc = ex.get("location") if ex.get("verified") else None
+    where = f" {loc['document']}:{loc['line_start']}" if loc else ""
+    return f"exhibit {ex['number']}: {mark}{where}  {shorten(ex['source_quote'], 70)}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut at a word boundary with an ellipsis, never mid-word."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") or text[: limit - 1]
+    return cut + "…"
+
+
+def challenge_effects(exhibits: list[dict[str, Any]], defense: dict[str, Any]) -> str:
+    """Each exhibit's mark beside what the defense did to it: the basis of the evidence confidence."""
+    effects = {c["exhibit"]: c["effect"] for c in defense.get("exhibit_challenges", [])}
+    lines = []
+    for ex in exhibits:
+        mark = "✅ verified" if ex.get("verified") else "❌ unverified"
+        effect = EFFECT_MARK.get(effects.get(ex["number"], ""), "not challenged")
+        lines.append(f"- Exhibit {ex['number']}: {mark} · {effect}")
+    return "\n".join(lines)
+
+
+def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, exhibits_effects: str = "") -> str:
+    """The verdict under its plain answer: decision, rationale, actions, the jury, the exhibits, the reasoning."""
+    by_jury = verdict.get("decided_by") == "jury"
+    lines = [
+        f"**Decision:** {DECISION_LABEL[verdict['decision']]}"
+        + (" · decided by the jury (no judge's ruling)" if by_jury else " · ruled by the judge"),
+        "",
+        f"**Rationale:** {verdict['rationale']}",
+    ]
+    if verdict.get("actions"):
+        lines += ["", "**Actions:**", *[f"{i}. {a}" for i, a in enumerate(verdict["actions"], 1)]]
+    lines += ["", f"**Jury:** {split}" + ("" if voted == seated else f" — partial panel, {voted} of {seated} jurors")]
+    if exhibits_effects:
+        lines += ["", "**Exhibits:**", exhibits_effects]
+    label = "Why the jury decided" if by_jury else "Judge's reasoning"
+    lines += ["", f"<details><summary>{label}</summary>\n\n{verdict['reasoning']}\n\n</details>"]
+    return "\n".join(lines)
+
+
+__all__ = ["DECISION_LABEL", "VOTE_LABEL", "challenge_effects", "defense_markdown", "evidence_basis_text",
+           "exhibit_line", "exhibit_markdown", "exhibit_title", "juror_markdown", "juror_title",
+           "prosecution_markdown", "shorten", "verdict_body"]

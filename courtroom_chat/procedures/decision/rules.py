@@ -1,0 +1,88 @@
+"""The decision court's rules on each role's reply. A broken rule is shown to the agent once
+in its repair; what still breaks after it becomes a warning on the verdict."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...evidence import EvidenceIndex
+from ..base import Problem, words
+from .answer import key_terms
+from .records import Exhibit, Jury
+from .wire import DefenseReply, JudgeReply, JurorReply, ProsecutorReply
+
+
+def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: int, has_context: bool,
+                        max_exhibits: int, min_harm_words: int) -> list[Problem]:
+    problems = []
+    if has_context and not reply.exhibits and not filed:
+        problems.append(Problem("exhibits_missing", "file at least one exhibit quoted exactly from the evidence"))
+    if len(reply.exhibits) + filed > max_exhibits:
+        problems.append(Problem("exhibits_too_many", f"file at most {max_exhibits} exhibits in all"))
+    for i, ex in enumerate(reply.exhibits, filed + 1):
+        found = index.check(ex.source_quote, min_chars=8)
+        if not found.verified:
+            if found.nearest:
+                problems.append(Problem("exhibit_quote", (
+                    f'exhibit {i}: the source_quote "{ex.source_quote[:200]}" is not in the evidence; the nearest '
+                    f'passage is "{found.nearest.passage[:200]}" at {found.nearest.location.short()} '
+                    f"({found.nearest.similarity:.0%} similar). Copy a passage exactly."
+                )))
+            else:
+                problems.append(Problem("exhibit_quote", f"exhibit {i}: {found.reason}"))
+        if words(ex.harm) < min_harm_words:
+            problems.append(Problem("harm_specific", (
+                f"exhibit {i}: the harm has {words(ex.harm)} words; state a concrete consequence in at least "
+                f"{min_harm_words} words"
+            )))
+    return problems
+
+
+def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, core: set[str]) -> list[Problem]:
+    problems = []
+    named = {c.exhibit for c in reply.exhibit_challenges}
+    wanted = {e.number for e in admitted}
+    missing = sorted(wanted - named)
+    if missing:
+        problems.append(Problem("defense_exhibits", (
+            f"no challenge names exhibit{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}; "
+            "give one challenge for every admitted exhibit, by its number"
+        )))
+    unknown = sorted(named - wanted)
+    if unknown:
+        problems.append(Problem("defense_exhibits", (
+            f"challenges name exhibit{'s' if len(unknown) > 1 else ''} {', '.join(map(str, unknown))}, which "
+            f"{'are' if len(unknown) > 1 else 'is'} not admitted; the admitted exhibits are "
+            f"{', '.join(map(str, sorted(wanted))) or 'none'}"
+        )))
+    if core and not (core & key_terms(reply.counter_argument)) or words(reply.counter_argument) < 12:
+        problems.append(Problem("defense_core_claim", (
+            f"the counter_argument does not engage the prosecution's core claim (to {motion}); "
+            "answer that claim directly in two to four sentences"
+        )))
+    return problems
+
+
+def juror_problems(reply: JurorReply, min_words: int) -> list[Problem]:
+    n = words(reply.reasoning)
+    if n < min_words:
+        return [Problem("juror_words", f"the reasoning has {n} words; give at least {min_words} words of reasoning for your vote")]
+    return []
+
+
+def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
+    problems = []
+    text = reply.reasoning.lower()
+    if not re.search(r"prosecut", text) or not re.search(r"defen[cs]e", text):
+        problems.append(Problem("judge_both_sides", "the reasoning must weigh both the prosecution and the defense, naming each"))
+    if not jury.unanimous() and not re.search(r"split|divid|dissent|minority|majority|unanim|\d\s*(?:-|–|to)\s*\d", text):
+        problems.append(Problem("judge_split", f"the jury was split {jury.split()}; acknowledge the split in the reasoning"))
+    if reply.decision == "act" and not [a for a in reply.actions if a.strip()]:
+        problems.append(Problem("judge_actions", "you decided \"act\": list the concrete actions to take"))
+    if not reply.answer.strip():
+        problems.append(Problem("judge_answer", "give the plain answer as a short phrase"))
+    return problems
+
+
+__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems"]

@@ -1,0 +1,95 @@
+"""What the decision court's agents write: the JSON wire models, and the plain labels they vote
+with, mapped to verdict words in code (with guilty/not_guilty, small models were measured
+voting against their own reasoning).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+
+def _label(value: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        key = re.sub(r"[\s_\-']+", " ", value.strip().lower()).strip(" .\"")
+        return mapping.get(key, value)
+    return value
+
+
+_VOTES = {"act": "act", "yes": "act", "guilty": "act", "do not act": "do not act", "dont act": "do not act",
+          "don t act": "do not act", "no": "do not act", "not guilty": "do not act", "abstain": "abstain"}
+_RULINGS = {**_VOTES, "dismiss": "dismiss", "dismissed": "dismiss"}
+_RULINGS.pop("abstain")
+
+
+class ExhibitReply(BaseModel):
+    source_quote: str
+    target_quote: str = ""
+    harm: str
+
+
+class ProsecutorReply(BaseModel):
+    motion: str
+    case_statement: str
+    exhibits: list[ExhibitReply] = Field(max_length=12)
+    harm_analysis: str
+
+
+class ChallengeReply(BaseModel):
+    exhibit: int
+    challenge: str
+    effect: Literal["refutes", "weakens", "concedes"] = "weakens"
+
+    @field_validator("effect", mode="before")
+    @classmethod
+    def _effect(cls, v: Any) -> Any:
+        return v.strip().lower() if isinstance(v, str) else v
+
+
+class DefenseReply(BaseModel):
+    counter_argument: str
+    exhibit_challenges: list[ChallengeReply]
+    harm_dispute: str
+    alternative: str
+
+
+class JurorReply(BaseModel):
+    reasoning: str
+    vote: Literal["act", "do not act", "abstain"]
+
+    @field_validator("vote", mode="before")
+    @classmethod
+    def _vote(cls, v: Any) -> Any:
+        return _label(v, _VOTES)
+
+
+class JudgeReply(BaseModel):
+    reasoning: str
+    decision: Literal["act", "do not act", "dismiss"]
+    answer: str
+    rationale: str
+    actions: list[str] = Field(default_factory=list)
+    confidence: float = Field(ge=0.0, le=1.0)
+
+    @field_validator("decision", mode="before")
+    @classmethod
+    def _decision(cls, v: Any) -> Any:
+        return _label(v, _RULINGS)
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _percent(cls, v: Any) -> Any:
+        """70 or "70%" means 0.7: models often answer in percent (grammars do not bound numbers)."""
+        if isinstance(v, str):
+            v = v.strip().rstrip("%")
+        try:
+            number = float(v)
+        except (TypeError, ValueError):
+            return v
+        return number / 100 if 1 < number <= 100 else number
+
+
+VOTE_WORDS = {"act": "guilty", "do not act": "not_guilty", "abstain": "abstain"}
+DECISION_WORDS = {"act": "guilty", "do not act": "not_guilty", "dismiss": "dismissed"}

@@ -1,0 +1,102 @@
+"""Replies from models: tolerant JSON parsing, validation problems, and the JSON schemas
+that shape decoding.
+
+Every procedure asks for typed JSON. A reply is parsed tolerantly (fences, prose around
+it, raw control characters), validated against the role's pydantic wire model, and each
+failure becomes a ``Problem`` the runtime shows the agent once in its repair.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class Problem(NamedTuple):
+    rule: str  # schema, exhibit_quote, harm_specific, juror_words, ...
+    message: str
+
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```\s*$")
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a reply: tolerant of code fences, prose around it and raw control
+    characters inside strings (seen from llama.cpp's schema decoding)."""
+    body = _FENCE.sub("", text.strip())
+    start, end = body.find("{"), body.rfind("}")
+    if start == -1 or end < start:
+        raise ValueError("the reply holds no JSON object")
+    return json.loads(body[start : end + 1], strict=False)
+
+
+def parse_reply(text: str, wire: type[T]) -> tuple[T | None, list[Problem]]:
+    try:
+        data = extract_json(text)
+    except (ValueError, json.JSONDecodeError) as exc:
+        snippet = text.strip().replace("\n", " ")[:120]
+        return None, [Problem("schema", f"the reply is not valid JSON ({exc}); it began: {snippet!r}")]
+    try:
+        return wire.model_validate(data), []
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:6]:
+            where = ".".join(str(p) for p in err["loc"]) or "(the object)"
+            problems.append(Problem("schema", f"field {where}: {err['msg']}"))
+        return None, problems
+
+
+def words(text: str) -> int:
+    return len(re.findall(r"\w+(?:['’-]\w+)*", text))
+
+
+def word_pattern(low: int, high: int, longest: int = 40) -> str:
+    """A JSON-string pattern of ``low`` to ``high`` words separated by single spaces.
+
+    Each word is at most ``longest`` characters: unbounded, a small model could loop inside
+    one "word" until it ran out of tokens and left invalid JSON (measured once in 20 trials).
+    llama.cpp's converter takes anchored patterns and literal classes, not ``\\s``.
+    """
+    word = f'[^"\\\\ ]{{1,{longest}}}'
+    return f"^({word} ){{{max(0, low - 1)},{max(0, high - 1)}}}{word}$"
+
+
+def literal_pattern(text: str) -> str | None:
+    """``text`` as a regex literal that llama.cpp's schema-to-grammar converter accepts.
+
+    The converter rejects most backslash escapes (``\\#``, ``\\.``) and then accepts any
+    string with only a warning, so every character but letters, digits and spaces goes in a
+    one-character class (``[#]``). None when ``text`` holds a character that cannot sit in
+    a class that way (a quote, a backslash, ``]``, ``^``, a control or non-ASCII character).
+    """
+    if not text or any(c in '"\\]^' or not (" " <= c <= "~") for c in text):
+        return None
+    return "".join(c if c.isalnum() or c == " " else f"[{c}]" for c in text)
+
+
+def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The wire model's JSON schema for decoding: every field required, constraints added.
+
+    ``constraints`` maps a field, ``"field"`` (top level) or ``"Model.field"`` (a nested
+    model), to JSON-schema keywords: ``{"exhibits": {"maxItems": 3}, "ExhibitReply.harm":
+    {"minLength": 40}}``. Keywords with an empty or None value are left out. Backends that
+    decode under a grammar (llama.cpp, Ollama) enforce them token by token, which keeps
+    small models concise and well-formed; others may ignore them. Replies are still
+    validated against the permissive wire model, and the procedure's rules still apply.
+    """
+    schema = wire.model_json_schema()
+    # Every field is written: under a grammar an optional field may otherwise be skipped
+    # (a judge leaving out its actions). Validation still fills defaults for other backends.
+    for holder in [schema, *schema.get("$defs", {}).values()]:
+        if "properties" in holder:
+            holder["required"] = list(holder["properties"])
+    for key, keywords in constraints.items():
+        model, _, name = key.rpartition(".")
+        holder = schema["$defs"][model] if model else schema
+        holder["properties"][name].update({k: v for k, v in keywords.items() if v not in (None, [], "")})
+    return schema
