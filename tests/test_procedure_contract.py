@@ -1,0 +1,106 @@
+"""The contract every registered procedure keeps, and a toy one registered by the test itself.
+
+Each runs on the scripted backend with no script, dry-runs every role, replays to Markdown
+holding every finished agent's output, stores and reloads, and renders through the CLI.
+The chat and notebook halves of the contract are in tests/chat and tests/notebook.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import Case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import ConfigError
+from courtroom_chat.events import parse_events
+from courtroom_chat.frontends.cli import app
+from courtroom_chat.procedures import available, get
+from courtroom_chat.render import replay
+from courtroom_chat.store import RunStore
+from tests import toy_procedure
+from tests.conftest import CASES
+
+
+@pytest.fixture(autouse=True)
+def toy():
+    toy_procedure.install()
+    yield
+    toy_procedure.uninstall()
+
+
+def procedures() -> list[str]:
+    toy_procedure.install()
+    return [p.name for p in available()]
+
+
+def a_case(procedure: str) -> Case:
+    from courtroom_chat.case import load_case
+
+    case = load_case(CASES / "code-commit.json")
+    return case.model_copy(update={"procedure": procedure})
+
+
+@pytest.mark.parametrize("name", procedures())
+async def test_runs_with_no_script_stores_replays_and_exports(name, tmp_path):
+    settings = Settings().with_backend("scripted")
+    store = RunStore(tmp_path)
+    events = []
+    record = await Trial(a_case(name), settings, store=store).run(events.append)
+    assert record.status == "complete" and record.outcome is not None and record.outcome.answer
+    assert set(record.models) == {r.name for r in get(name).roles}
+    finished = [e for e in events if e.type == "agent_finished"]
+    assert finished and all(e.markdown and e.title for e in finished)
+    text = replay(parse_events(store.load(record.run_id).events))
+    for e in finished:
+        assert e.markdown.splitlines()[0] in text, e.agent
+    assert record.outcome.answer in text
+    json.dumps(record.to_result(), default=str)  # the -o output serialises
+    assert store.list()[0]["answer"] == record.outcome.answer
+
+
+@pytest.mark.parametrize("name", procedures())
+async def test_dry_run_plans_every_role(name):
+    events = []
+    await Trial(a_case(name), Settings().with_backend("scripted"), store=None, dry_run=True).run(events.append)
+    planned = {e.role for e in events if e.type == "prompt_planned"}
+    assert planned == {r.name for r in get(name).roles}
+
+
+@pytest.mark.parametrize("name", procedures())
+def test_the_cli_runs_and_shows_it(name, runs_dir):
+    runner = CliRunner()
+    result = runner.invoke(app, ["run", str(CASES / "code-commit.json"), "-b", "scripted", "--procedure", name])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and "Decided by" in result.stdout
+    [row] = RunStore(runs_dir).list()
+    shown = runner.invoke(app, ["show", row["run_id"], "-f", "markdown"])
+    assert shown.exit_code == 0 and row["answer"] in shown.stdout
+
+
+async def test_the_toy_runs_in_rounds_and_its_script_keys_are_checked():
+    events = []
+    settings = Settings().with_backend("scripted")
+    record = await Trial(a_case("justices"), settings, store=None).run(events.append)
+    assert [e.round for e in events if e.type == "stage_started"] == [1, 2]
+    assert "justice-3@2" in record.outputs
+    script = {"justice-2": {"reasoning": "The lower court erred.", "holding": "reverse"}}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(a_case("justices"), settings, store=None, backends={"scripted": backend}).run()
+    assert record.outputs["justice-2@1"]["holding"] == "reverse"
+    bad = ScriptedBackend(script={"juror": {"vote": "act"}})
+    with pytest.raises(ConfigError, match="unknown role 'juror' in the script for the justices procedure"):
+        await Trial(a_case("justices"), settings, store=None, backends={"scripted": bad}).run()
+
+
+def test_the_toy_has_a_config_table_and_models_key():
+    settings = Settings().with_overrides({"models": {"justice": "ollama"}})
+    assert str(settings.model_for("justice")) == "ollama:llama3.2"
+    assert settings.procedure_params("justices").justices == 3
+    assert Settings().with_params("justices", {"justices": 5}).procedure_params("justices").justices == 5
+    with pytest.raises(ConfigError, match=r"\[procedures.justices\] justices"):
+        Settings().with_params("justices", {"justices": 12})
