@@ -49,7 +49,7 @@ class ThreeJustices(Procedure):
                           for n in range(1, court.params.justices + 1)]
                 prompt = self.render("justice", round=round_)
 
-                async def sit(agent):
+                async def sit(agent, prompt: str = prompt, round_: int = round_, agents: list = agents) -> None:
                     answer = await court.ask(agent, prompt, Opinion)
                     holdings[agent.name] = answer.value.holding
                     court.finish(agent, answer.value, title=f"{agent.title} · {answer.value.holding}",
