@@ -18,6 +18,8 @@ The runtime owns the mechanics shared by every procedure:
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import random
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -123,12 +125,20 @@ class Court:
         self._t0 = time.perf_counter()
         self.system = procedure.system_prompt(self.case)
         self.prefix = procedure.case_block(self.case)
+        self.seed = record.seed
+        self.label = ""  # a shadow court's purpose ("fragility")
         self._stage_of: dict[str, str] = {}  # agent -> the stage it speaks in
         self._current = ""
         throttle = settings.throttle
         self._slots = asyncio.Semaphore(throttle.max_concurrency) if throttle.max_concurrency else None
         self._spacing = throttle.delay_ms / 1000
         self._next_start = 0.0
+
+    def rng(self, agent: str, purpose: str = "") -> random.Random:
+        """A random source for one agent, fixed by the run's seed: the same run seed gives the
+        same orders again, and each agent gets its own."""
+        digest = hashlib.sha256(f"{self.seed}:{agent}:{purpose}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
 
     # ------------------------------------------------------------------ reporting
 
@@ -188,8 +198,26 @@ class Court:
     def conclude(self, outcome: Outcome) -> None:
         """The trial's outcome: kept in the record and announced."""
         outcome.warnings = [w.message for w in self.record.warnings]
+        if self.record.flags:
+            outcome.data["flags"] = len(self.record.flags)
         self.record.outcome = outcome
         self.emit(OutcomeReached(outcome=outcome.model_dump(mode="json")))
+
+    def shadow(self, label: str) -> Court:
+        """A court over a copy of this case that shows nothing: for deciding again on changed
+        evidence (a fragility check). Its calls are added to this record by ``absorb``."""
+        shadow = RunRecord(run_id=f"{self.record.run_id}-{label}", case=self.case, seed=self.record.seed,
+                           procedure=self.record.procedure)
+        court = Court(shadow, self.settings, self.pool, lambda event: None, self.procedure)
+        court.label = label
+        return court
+
+    def absorb(self, shadow: Court) -> None:
+        """Keep a shadow court's calls (their cost and tokens) in this record, marked by stage."""
+        for call in shadow.record.calls:
+            call.id = len(self.record.calls) + 1
+            call.stage = f"{shadow.label or 'shadow'}:{call.stage}"
+            self.record.calls.append(call)
 
     def plan_prompt(self, stage: str, agent: Agent, prompt: str, wire: type[BaseModel]) -> None:
         """Dry run: announce the exact prompt ``agent`` would get, with estimates."""

@@ -9,6 +9,7 @@ saved record attached as ``err.record``; a cancel re-raises ``CancelledError``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -39,6 +40,9 @@ class Trial:
         dry_run: bool = False,
         run_id: str | None = None,
         owner: str = "",
+        seed: int | None = None,
+        mirror: bool = False,
+        fragility: bool = False,
     ):
         self.settings = settings or load_settings()
         self.procedure = get_procedure(procedure or case.procedure or "decision")
@@ -49,8 +53,12 @@ class Trial:
         self.store: RunStore | None = store or None
         self.owner = owner
         self.pool = BackendPool(self.settings, backends, dry_run=dry_run)
+        self.mirror, self.fragility = mirror, fragility
+        self.backends = backends
+        run_id = run_id or new_run_id()
         self.record = RunRecord(
-            run_id=run_id or new_run_id(),
+            run_id=run_id,
+            seed=seed if seed is not None else int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:4], "big"),
             procedure=self.procedure.name,
             case=case,
             settings=self.settings.model_dump(),
@@ -100,6 +108,8 @@ class Trial:
                 await self.procedure.plan(court)
             else:
                 await self.procedure.run(court)
+                if record.outcome is not None and (self.mirror or self.fragility):
+                    await self._checks(court)
             record.status = "complete"
         except asyncio.CancelledError as exc:
             record.status, record.error, failure = "incomplete", "cancelled before the verdict", exc
@@ -135,6 +145,43 @@ class Trial:
             raise failure
         return record
 
+    async def _checks(self, court: Court) -> None:
+        """How far the verdict holds: decided again without its most-cited evidence (fragility),
+        and the negated question tried with the sides swapped (mirror). The outcome is announced
+        again with what was found."""
+        outcome = court.record.outcome
+        assert outcome is not None
+        if self.fragility:
+            check = getattr(self.procedure, "fragility", None)
+            async with court.stage("fragility", "Fragility check") as stage:
+                found = await check(court) if check else None
+                if found is None:
+                    found = {"held": None, "summary": f"not available for the {self.procedure.title.lower()}"}
+                outcome.data["fragility"] = found
+                stage.state = "held" if found.get("held") else "did not hold" if found.get("held") is False else "not run"
+                stage.markdown = found["summary"]
+        if self.mirror:
+            async with court.stage("mirror", "Mirror trial") as stage:
+                found = await self._mirror(court.record)
+                outcome.data["mirror"] = found
+                stage.state = found["kind"].replace("_", " ")
+                stage.markdown = found["summary"]
+        court.conclude(outcome)
+
+    async def _mirror(self, record: RunRecord) -> dict[str, Any]:
+        """The same trial on the negated question; its own stored run, linked by id."""
+        from .motion import motion_for
+
+        motion = motion_for(record.case.question)
+        case = record.case.model_copy(update={"question": motion.mirror_question, "evidence": []})
+        trial = Trial(case, self.settings, procedure=self.procedure.name, store=self.store or False,
+                      backends=self.backends, seed=record.seed + 1, owner=self.owner)
+        mirrored = await trial.run()
+        return mirror_summary(record.outcome.polarity if record.outcome else None,
+                              mirrored.outcome.polarity if mirrored.outcome else None,
+                              motion.mirror_question, mirrored.outcome.answer if mirrored.outcome else "",
+                              mirrored.run_id)
+
     async def events(self) -> AsyncIterator[Event]:
         """The trial as an async stream of events.
 
@@ -160,6 +207,24 @@ class Trial:
             if not task.done():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+
+
+def mirror_summary(original: str | None, mirrored: str | None, question: str, answer: str, run_id: str) -> dict[str, Any]:
+    """How a verdict and the verdict on its negated question relate, in plain words.
+
+    Consistent answers are opposite (Yes to the question, No to its negation). "No to both"
+    and "Yes to both" contradict each other: the court leans on the framing, not the evidence."""
+    pair = (original, mirrored)
+    kind = {("yes", "no"): "agree", ("no", "yes"): "agree", ("no", "no"): "no_to_both",
+            ("yes", "yes"): "yes_to_both"}.get(pair, "undecided")  # type: ignore[arg-type]
+    words = {
+        "agree": "the mirror trial answered the other way, as it should: the verdict does not hang on the framing",
+        "no_to_both": "the court said No to the question and No to its negation: it leans toward No, whatever No means",
+        "yes_to_both": "the court said Yes to the question and Yes to its negation: it leans toward Yes, whatever Yes means",
+        "undecided": "one of the two trials reached no decision",
+    }[kind]
+    return {"kind": kind, "question": question, "answer": answer, "run_id": run_id,
+            "summary": f'{words} (asked "{question}": {answer or "no answer"}; run {run_id})'}
 
 
 async def run(case: Case | str, settings: Settings | None = None, *, on_event: EventHandler | None = None,

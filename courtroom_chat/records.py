@@ -114,6 +114,7 @@ class RunRecord(BaseModel):
     case: Case
     settings: dict[str, Any] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)
+    seed: int = 0  # fixes every seeded order in the run (jurors' exhibit and label orders)
     outputs: dict[str, Any] = Field(default_factory=dict)  # agent (or stage record) -> typed output as JSON
     outcome: Outcome | None = None
     calls: list[CallRecord] = Field(default_factory=list)

@@ -69,6 +69,59 @@ def confidence_line(outcome: dict[str, Any]) -> str:
     return "**Confidence:** " + " · ".join(parts) if parts else ""
 
 
+def how_sure(outcome: dict[str, Any]) -> list[str]:
+    """What was measured about this verdict, and one plain sentence that claims no more than that.
+
+    Reads the outcome's vote counts, its evidence confidence, flagged evidence, and the mirror
+    and fragility checks where they were run."""
+    data = outcome.get("data") or {}
+    votes = {k: v for k, v in (data.get("votes") or {}).items()}
+    cast = sum(votes.values())
+    ranked = sorted(votes.values(), reverse=True) + [0, 0]
+    margin = ranked[0] - ranked[1]
+    evidence = next((c for c in outcome.get("confidences", []) if c["kind"] == "evidence"), None)
+    no_evidence = evidence is not None and evidence["value"] == 0
+    mirror, fragility, flags = data.get("mirror"), data.get("fragility"), int(data.get("flags") or 0)
+    lines = []
+    if cast:
+        shape = "unanimous" if margin == cast else "split" if margin <= 1 else "a clear majority"
+        lines.append(f"Votes: {data.get('split') or ', '.join(f'{v} {k}' for k, v in votes.items())} ({shape})")
+    if evidence is not None:
+        value = f"{evidence['value']:.0%} verified and unrefuted"
+        lines.append(f"Evidence: {evidence['basis'] or value}")
+    if flags:
+        lines.append(f"Flagged evidence: {flags} passage{'s' if flags != 1 else ''} tried to instruct the court "
+                     "and could not be used as an exhibit")
+    if mirror:
+        lines.append(f"Mirror: {mirror['summary']}")
+    if fragility:
+        lines.append(f"Fragility: {fragility['summary']}")
+    weak = []
+    if cast and margin <= 1:
+        weak.append("split vote")
+    if fragility and not fragility.get("held"):
+        weak.append(f"the verdict rests on {fragility.get('removed', 'one piece of evidence')}")
+    if mirror and mirror.get("kind") != "agree":
+        weak.append("the answer did not survive turning the question around")
+    if flags:
+        weak.append("evidence that tried to give orders")
+    if len(weak) >= 2:
+        sentence = f"{weak[0].capitalize()}, and {weak[1]}: treat it as a coin toss."
+    elif weak:
+        sentence = f"{weak[0].capitalize()}: treat it as weak, and read the evidence yourself."
+    elif no_evidence:
+        sentence = "Decided on argument alone, with no verified evidence: check the facts yourself."
+    else:
+        unchecked = [name for name, ran in (("mirror", mirror), ("fragility", fragility)) if not ran]
+        base = "Unanimous" if cast and margin == cast else "A clear majority" if cast else "Decided"
+        sentence = f"{base} on verified evidence"
+        sentence += (f"; the {' and '.join(unchecked)} check{'s were' if len(unchecked) > 1 else ' was'} not run"
+                     if unchecked else ", and it held under the mirror and fragility checks")
+        sentence += ". A structured argument, not proof."
+    lines.append(f"**{sentence}**")
+    return lines
+
+
 def outcome_markdown(
     outcome: dict[str, Any],
     *,
@@ -88,6 +141,7 @@ def outcome_markdown(
     conf = confidence_line(outcome)
     if conf:
         lines += ["", conf]
+    lines += ["", "**How sure:**", *[f"- {line}" for line in how_sure(outcome)]]
     if outcome.get("warnings"):
         lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in outcome["warnings"]]]
     lines.append("")

@@ -123,6 +123,9 @@ def run(
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where run records are stored."),
     procedure: str | None = typer.Option(None, "--procedure", "-p", help="The courtroom procedure (see `courtroom procedures`); default: the case file's, else decision."),
+    mirror: bool = typer.Option(False, "--mirror", help="Also try the negated question (sides swapped) and say whether the answers agree."),
+    fragility: bool = typer.Option(False, "--fragility", help="Decide again without the most-cited exhibit and say whether the verdict held."),
+    seed: int | None = typer.Option(None, "--seed", help="Fix the run's seeded orders (jurors' label and exhibit orders)."),
 ) -> None:
     """Put a question on trial and print the verdict."""
     import asyncio
@@ -148,7 +151,7 @@ def run(
     the_case = load_case(case, question=question, context=[str(p) for p in context], limits=settings.limits)
     if not the_case.context:
         say("note: no evidence attached; the court will argue the question alone", "yellow")
-    trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run)
+    trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run, mirror=mirror, fragility=fragility, seed=seed)
     progress = Progress(verbose, dry_run)
     try:
         record = asyncio.run(trial.run(progress))

@@ -52,6 +52,11 @@ PERSONAS = (
     "a cost-conscious manager who counts time and money",
 )
 VOTE_LABELS = ["act", "do not act", "abstain"]
+LABEL_MEANINGS = {
+    "act": 'the answer should be YES: {motion}',
+    "do not act": "the answer should be NO: {refusal}",
+    "abstain": "only if the evidence cannot decide it",
+}
 
 
 class Parameters(BaseModel):
@@ -69,6 +74,9 @@ class Parameters(BaseModel):
     require_exact_quotes: bool = Field(True, description="Keep unverified exhibits from the jury")
     min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
     min_juror_words: int = Field(50, ge=0, le=500, description="Words in each juror's reasoning")
+    shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
+    shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
+                                                      "(costs the shared prompt cache)")
 
     @model_validator(mode="after")
     def _consistent(self) -> Parameters:
@@ -104,6 +112,26 @@ def filed_text(case_exhibits: list[Any]) -> str:
              f"{len(case_exhibits)}. Do not repeat them; add your own."]
     lines += [f'{i}. "{e.source_quote}"' for i, e in enumerate(case_exhibits, 1)]
     return "\n".join(lines) + "\n"
+
+
+def most_cited(jury: Jury, decision: str, numbers: list[int]) -> int:
+    """The exhibit the jurors who voted for ``decision`` cite most (all jurors' citations break
+    ties and stand in when the majority cites none); the first admitted one when nobody cites any."""
+    vote = {"guilty": "guilty", "not_guilty": "not_guilty"}.get(decision)
+
+    def counts(jurors: list[Juror]) -> dict[int, int]:
+        out = dict.fromkeys(numbers, 0)
+        for j in jurors:
+            for group in re.findall(r"(?i)exhibits?\s*#?\s*(\d+(?:\s*(?:,|and|&)\s*#?\d+)*)", j.reasoning):
+                for n in re.findall(r"\d+", group):
+                    if int(n) in out:
+                        out[int(n)] += 1
+        return out
+
+    voted = [j for j in jury.jurors if j.status == "voted"]
+    majority = counts([j for j in voted if j.vote == vote])
+    everyone = counts(voted)
+    return max(numbers, key=lambda n: (majority[n], everyone[n], -n))
 
 
 class DecisionCourt(Procedure):
@@ -162,8 +190,17 @@ class DecisionCourt(Procedure):
 
     def prosecutor_prompt(self, court: Court) -> str:
         p = court.params
+        if self.quotable(court):
+            rules = self.render("exhibits", max_exhibits=p.max_exhibits, min_harm_words=max(p.min_harm_words, 1))
+        else:
+            rules = self.render("no_exhibits")
         return self.render("prosecutor", filed=filed_text(court.case.evidence), motion_hint=motion_from(court.case.question),
-                           max_exhibits=p.max_exhibits, min_harm_words=max(p.min_harm_words, 1))
+                           exhibit_rules=rules)
+
+    @staticmethod
+    def quotable(court: Court) -> bool:
+        """Whether there is evidence to quote: with none, the prosecutor argues and files no exhibit."""
+        return bool(court.case.context)
 
     def prosecution_text(self, prosecution: Prosecution | None, admitted: list[Exhibit] | None = None) -> str:
         """The prosecution as the defense reads it, and as it opens the jurors' and judge's record.
@@ -180,21 +217,35 @@ class DecisionCourt(Procedure):
     def defense_prompt(self, prosecution_text: str, motion: str) -> str:
         return self.render("defense", prosecution=prosecution_text, refusal=refusal(motion))
 
-    def trial_record(self, prosecution_text: str, defense: Defense | None) -> str:
+    def trial_record(self, prosecution_text: str, defense: Defense | None, order: list[int] | None = None) -> str:
         """The trial so far, identical for every juror and the judge, so it is read once and cached."""
         if defense is None:  # dry run
             return self.render("record", prosecution=prosecution_text, counter_argument="[the defense's counter-argument]",
                                challenges="[the defense's challenge to each exhibit]",
                                harm_dispute="[the defense's harm dispute]", alternative="[the defense's alternative]")
-        challenges = "\n".join(f"{c.exhibit}. ({c.effect}) {c.challenge}" for c in defense.exhibit_challenges)
+        listed = sorted(defense.exhibit_challenges, key=lambda c: order.index(c.exhibit) if order and c.exhibit in order else 0)
+        challenges = "\n".join(f"{c.exhibit}. ({c.effect}) {c.challenge}" for c in listed)
         return self.render("record", prosecution=prosecution_text, counter_argument=defense.counter_argument,
                            challenges=challenges or "(none: no exhibit was admitted)", harm_dispute=defense.harm_dispute,
                            alternative=defense.alternative)
 
-    def juror_prompt(self, court: Court, number: int, persona: str, motion: str, record: str) -> str:
+    def juror_prompt(self, court: Court, number: int, persona: str, motion: str, record: str,
+                     labels: list[str] | None = None) -> str:
         p = court.params
-        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona, motion=motion,
-                           min_words=max(p.min_juror_words, 1))
+        lines = "\n".join(f'  - "{label}": ' + LABEL_MEANINGS[label].format(motion=motion, refusal=refusal(motion))
+                          for label in labels or VOTE_LABELS)
+        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
+                           min_words=max(p.min_juror_words, 1), labels=lines)
+
+    def orders(self, court: Court, agent: str, exhibits: list[Exhibit]) -> tuple[list[str], list[int]]:
+        """A juror's own seeded order of the vote labels and of the exhibits (as configured)."""
+        p = court.params
+        labels, numbers = list(VOTE_LABELS), [e.number for e in exhibits]
+        if p.shuffle_labels:
+            court.rng(agent, "labels").shuffle(labels)
+        if p.shuffle_exhibits:
+            court.rng(agent, "exhibits").shuffle(numbers)
+        return labels, numbers
 
     def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool) -> str:
         hint = " The jury was split: weigh the minority's view too." if split else ""
@@ -220,7 +271,7 @@ class DecisionCourt(Procedure):
 
         grammar = agent.constrained
         choices = quote_choices(court.case.context) if grammar else []
-        room = max(0, p.max_exhibits - len(filed))
+        room = max(0, p.max_exhibits - len(filed)) if self.quotable(court) else 0
         schema = refine_schema(ProsecutorReply, {
             "motion": {"maxLength": 100},
             "case_statement": {"maxLength": 220},
@@ -334,8 +385,14 @@ class DecisionCourt(Procedure):
         admitted = self.admitted(court, prosecution)
         record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
-        prompts = {a.name: self.juror_prompt(court, n, a.persona, prosecution.motion, record)
-                   for n, a in enumerate(agents, 1)}
+        orders = {a.name: self.orders(court, a.name, admitted) for a in agents}
+        court.keep("orders", {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()})
+        prompts = {}
+        for n, a in enumerate(agents, 1):
+            labels, numbers = orders[a.name]
+            seen = record if not p.shuffle_exhibits else self.trial_record(self.prosecution_text(
+                prosecution, sorted(admitted, key=lambda e: numbers.index(e.number))), defense, numbers)
+            prompts[a.name] = self.juror_prompt(court, n, a.persona, prosecution.motion, seen, labels)
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
                   for n, a in enumerate(agents, 1)]
 
@@ -354,9 +411,11 @@ class DecisionCourt(Procedure):
         })
 
         async def sit(agent: Agent, juror: Juror) -> None:
+            own = {**schema, "properties": {**schema["properties"], "vote": {**schema["properties"]["vote"],
+                                                                             "enum": orders[agent.name][0]}}}
             try:
                 answer = await court.ask(
-                    agent, prompts[agent.name], JurorReply, schema=schema,
+                    agent, prompts[agent.name], JurorReply, schema=own,
                     check=lambda reply: juror_problems(reply, p.min_juror_words),
                     inputs={"number": juror.number, "persona": juror.persona, "min_words": p.min_juror_words,
                             "exhibits": [e.model_dump(mode="json") for e in admitted], "motion": prosecution.motion},
@@ -511,6 +570,34 @@ class DecisionCourt(Procedure):
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision},
         ))
+
+    # ---------------------------------------------------------------- fragility
+
+    async def fragility(self, court: Court) -> dict[str, Any] | None:
+        """Decide again without the exhibit the majority cited most, and say whether the verdict held."""
+        record = court.record
+        prosecution, defense, jury, verdict = record.prosecution, record.defense, record.jury, record.verdict
+        if not (prosecution and defense and jury and verdict):
+            return None
+        admitted = self.admitted(court, prosecution)
+        if not admitted:
+            return {"held": None, "removed": "", "summary": "not run: no exhibit was admitted, so none can be removed"}
+        target = most_cited(jury, verdict.decision, [e.number for e in admitted])
+        reduced = prosecution.model_copy(update={"exhibits": [e for e in prosecution.exhibits if e.number != target]})
+        answered = defense.model_copy(update={"exhibit_challenges": [c for c in defense.exhibit_challenges
+                                                                     if c.exhibit != target]})
+        shadow = court.shadow("fragility")
+        jury2 = await self.deliberate(shadow, reduced, answered)
+        verdict2 = await self.rule(shadow, reduced, answered, jury2)
+        court.absorb(shadow)
+        held = verdict2.decision == verdict.decision
+        way = "the same way" if held else "the other way"
+        summary = (f"without exhibit {target}, the jury votes {jury2.split()} and the answer "
+                   + ("holds" if held else f"turns: {verdict2.answer}"))
+        if not held:
+            summary = f"the verdict rests on exhibit {target}: {summary}"
+        return {"held": held, "removed": f"exhibit {target}", "split": jury2.split(), "answer": verdict2.answer,
+                "way": way, "summary": summary}
 
     # ---------------------------------------------------------------- dry run
 

@@ -1,0 +1,108 @@
+"""How far to trust a verdict: seeded order controls, the mirror, fragility and the How-sure block."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import load_case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial, mirror_summary
+from courtroom_chat.events import parse_events
+from courtroom_chat.procedures.decision import most_cited
+from courtroom_chat.procedures.decision.records import Juror, Jury
+from courtroom_chat.render import how_sure, replay
+from tests.conftest import CASES
+
+SETTINGS = Settings().with_backend("scripted")
+
+
+def case():
+    return load_case(CASES / "code-commit.json")
+
+
+def juror_prompts(backend: ScriptedBackend) -> dict[str, str]:
+    return {r.agent: r.prompt for r in backend.calls if r.role == "juror"}
+
+
+async def test_label_orders_are_seeded_reproducible_and_differ_between_jurors():
+    runs = []
+    for _ in range(2):
+        backend = ScriptedBackend()
+        record = await Trial(case(), SETTINGS, store=None, seed=7, backends={"scripted": backend}).run()
+        runs.append((record.outputs["orders"], juror_prompts(backend)))
+    (orders, prompts), (again, prompts_again) = runs
+    assert orders == again and prompts == prompts_again  # the same seed, the same orders and prompts
+    labels = [tuple(o["labels"]) for o in orders.values()]
+    assert len(set(labels)) > 1, "each juror gets its own order"
+    other = await Trial(case(), SETTINGS, store=None, seed=8).run()
+    assert other.outputs["orders"] != orders
+    # the prompt lists the labels in the juror's order
+    first = orders["juror-1"]["labels"]
+    text = prompts["juror-1"]
+    assert [text.index(f'- "{label}":') for label in first] == sorted(text.index(f'- "{label}":') for label in first)
+
+
+async def test_exhibit_order_shuffles_only_when_asked():
+    plain = await Trial(case(), SETTINGS, store=None, seed=3).run()
+    assert all(o["exhibits"] == [1, 2, 3] for o in plain.outputs["orders"].values())
+    shuffled = SETTINGS.with_params("decision", {"shuffle_exhibits": True})
+    backend = ScriptedBackend()
+    record = await Trial(case(), shuffled, store=None, seed=3, backends={"scripted": backend}).run()
+    orders = {k: tuple(v["exhibits"]) for k, v in record.outputs["orders"].items()}
+    assert len(set(orders.values())) > 1
+    prompt = juror_prompts(backend)["juror-1"]
+    listed = [prompt.index(f'\n{n}. "') for n in orders["juror-1"]]
+    assert listed == sorted(listed)
+
+
+@pytest.mark.parametrize(("original", "mirrored", "kind"), [
+    ("yes", "no", "agree"), ("no", "yes", "agree"), ("no", "no", "no_to_both"), ("yes", "yes", "yes_to_both"),
+    ("undecided", "no", "undecided"), (None, "yes", "undecided"),
+])
+def test_mirror_is_counted_honestly(original, mirrored, kind):
+    found = mirror_summary(original, mirrored, "Should we not ship?", "No: do not ship", "r1")
+    assert found["kind"] == kind and "r1" in found["summary"]
+
+
+def test_most_cited_exhibit_is_the_majoritys():
+    def juror(n, vote, text):
+        return Juror(number=n, persona="p", vote=vote, reasoning=text, status="voted")
+
+    jury = Jury(jurors=[juror(1, "guilty", "Exhibit 2 shows it, and exhibits 2 and 3 agree."),
+                        juror(2, "guilty", "As exhibit #2 says."),
+                        juror(3, "not_guilty", "Exhibit 1 and exhibit 1 again, exhibit 1."),
+                        juror(4, "guilty", "Nothing cited.")])
+    assert most_cited(jury, "guilty", [1, 2, 3]) == 2
+    assert most_cited(jury, "not_guilty", [1, 2, 3]) == 1
+    assert most_cited(Jury(jurors=[juror(1, "guilty", "no citations")]), "guilty", [2, 3]) == 2
+
+
+async def test_fragility_decides_again_without_the_most_cited_exhibit():
+    words = " ".join(["The record supports it."] * 12)
+    script = {"juror": [{"reasoning": f"Exhibit 3 decides it. {words}", "vote": "act"}]}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(case(), SETTINGS, store=None, fragility=True, backends={"scripted": backend}).run()
+    found = record.outcome.data["fragility"]
+    assert found["removed"] == "exhibit 3" and found["held"] is True
+    again = [r for r in backend.calls if r.role == "juror"][5:]  # the second jury
+    assert again and all('3. "' not in r.prompt.split("Exhibits admitted")[1].split("THE DEFENSE")[0] for r in again)
+    assert any(c.stage.startswith("fragility:") for c in record.calls)
+    text = replay(parse_events(record.events))
+    assert "## Fragility check" in text and "Fragility: without exhibit 3" in text
+
+
+def test_how_sure_claims_no_more_than_was_measured():
+    base = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.8, "basis": "2 of 3 verified"}],
+            "data": {"votes": {"act": 5, "do not act": 0}, "split": "5–0"}}
+    lines = how_sure(base)
+    assert "Unanimous on verified evidence; the mirror and fragility checks were not run" in lines[-1]
+    split = {**base, "data": {"votes": {"act": 3, "do not act": 2}, "split": "3–2",
+                              "fragility": {"held": False, "removed": "exhibit 2", "summary": "rests on it"}}}
+    assert how_sure(split)[-1] == "**Split vote, and the verdict rests on exhibit 2: treat it as a coin toss.**"
+    none = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.0, "basis": "no exhibit verified"}],
+            "data": {"votes": {"act": 0, "do not act": 5}}}
+    assert "argument alone" in how_sure(none)[-1]
+    checked = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
+                                "fragility": {"held": True, "summary": "s"}}}
+    assert "held under the mirror and fragility checks" in how_sure(checked)[-1]
