@@ -137,7 +137,12 @@ class Settings(_Section):
             if key != "default" and key not in roles:
                 raise ValueError(f"[models] unknown role '{key}'; known roles: default, {', '.join(sorted(roles))}")
             ModelSpec.parse(value, where=f"[models] {key}")
+        from .procedures import available
+
+        registered = {info.name for info in available()}
         for name, values in self.procedures.items():
+            if name not in registered:
+                continue  # a procedure registered once (a plugin since removed): refused only in a config file
             try:
                 parameters_model(name).model_validate(values)
             except ValidationError as exc:
@@ -219,8 +224,15 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _validate(data: dict[str, Any], source: str) -> Settings:
+def _validate(data: dict[str, Any], source: str, *, file: bool = False) -> Settings:
     data = upgrade(data)
+    if file and isinstance(data.get("procedures"), dict):
+        from .procedures import available
+
+        names = [info.name for info in available()]
+        for name in data["procedures"]:
+            if name not in names:
+                raise ConfigError(f"{source}: [procedures.{name}] names no procedure; available: {', '.join(names)}")
     if isinstance(data.get("models"), dict) and data["models"] and "default" not in data["models"]:
         data = {**data, "models": {"default": DEFAULT_MODEL, **data["models"]}}
     try:
@@ -282,7 +294,7 @@ def load_settings(path: str | os.PathLike[str] | None = None, *, env: bool = Tru
             raise ConfigError(f"{found}: not valid TOML ({exc}); fix the file or rewrite it with `courtroom config init`") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{found}: cannot be read ({exc})") from None
-    settings = _validate(data, str(found) if found else "defaults")
+    settings = _validate(data, str(found) if found else "defaults", file=True)
     backend = os.environ.get("COURTROOM_BACKEND", "").strip() if env else ""
     if backend:
         try:
