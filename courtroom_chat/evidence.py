@@ -7,15 +7,13 @@ back to original character offsets, so a match is reported as file, lines and of
 in the document exactly as it was attached.
 
 A quote that is not found gets the nearest passage that does exist and its similarity
-(difflib ratio, 0-1), so the prosecutor can be shown exactly what failed.
+(rapidfuzz's normalised edit similarity, 0-1), so the prosecutor can be shown exactly what failed.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -170,53 +168,29 @@ class EvidenceIndex:
         return QuoteCheck(verified=False, nearest=miss, reason="not found in the evidence")
 
     def nearest(self, needle: str) -> NearestMiss | None:
-        """The most similar passage to ``needle``: word-overlap windows, refined by difflib."""
-        q_words = [w.lower() for w in re.findall(r"\w+", needle)]
-        width = max(1, len(q_words))
-        q_count = Counter(q_words)
-        candidates: list[tuple[int, int, int]] = []  # (overlap, doc, word index)
-        for d, words in enumerate(self._words):
-            if not words:
-                continue
-            # overlap = sum(min(window[w], q_count[w])), kept up to date as the window slides
-            window: Counter[str] = Counter(w for _, _, w in words[:width])
-            overlap = sum((window & q_count).values())
-            candidates.append((overlap, d, 0))
-            for i in range(1, max(1, len(words) - width + 1)):
-                gone, new = words[i - 1][2], words[i + width - 1][2]
-                if window[gone] <= q_count[gone]:
-                    overlap -= 1
-                window[gone] -= 1
-                if window[new] < q_count[new]:
-                    overlap += 1
-                window[new] += 1
-                candidates.append((overlap, d, i))
-        if not candidates:
-            return None
-        candidates.sort(key=lambda c: -c[0])
+        """The most similar passage to ``needle``: rapidfuzz's best partial alignment in each
+        document (edit-distance based, in C++), widened to whole words."""
+        from rapidfuzz import fuzz
+
         best: tuple[float, int, int, int] | None = None
-        for _, d, i in candidates[:8]:
-            words, norm = self._words[d], self._norm[d]
-            for shift in (-2, -1, 0, 1, 2):  # the window may start or end a word or two off
-                a = min(max(0, i + shift), len(words) - 1)
-                for extra in (-2, -1, 0, 1, 2):
-                    j = min(len(words), max(a + 1, a + width + extra))
-                    start, end = words[a][0], words[j - 1][1]
-                    matcher = difflib.SequenceMatcher(None, needle, norm.text[start:end], autojunk=False)
-                    if best is not None and matcher.real_quick_ratio() <= best[0]:
-                        continue  # cannot beat the best so far (cheap upper bounds first)
-                    if best is not None and matcher.quick_ratio() <= best[0]:
-                        continue
-                    ratio = matcher.ratio()
-                    if best is None or ratio > best[0]:
-                        best = (ratio, d, start, end)
-        assert best is not None
-        ratio, d, start, end = best
+        for d, norm in enumerate(self._norm):
+            if not norm.text:
+                continue
+            found = fuzz.partial_ratio_alignment(needle, norm.text, score_cutoff=best[0] if best else 0)
+            if found is not None and (best is None or found.score > best[0]):
+                best = (found.score, d, found.dest_start, found.dest_end)
+        if best is None or best[3] <= best[2]:
+            return None
+        score, d, start, end = best
         doc, norm = self.documents[d], self._norm[d]
+        while start > 0 and norm.text[start - 1].isalnum():
+            start -= 1
+        while end < len(norm.text) and norm.text[end].isalnum():
+            end += 1
         o_start, o_end = norm.span(start, end)
         return NearestMiss(
             passage=doc.text[o_start:o_end],
-            similarity=round(ratio, 3),
+            similarity=round(score / 100, 3),
             location=_location(doc, o_start, o_end),
         )
 
