@@ -51,7 +51,7 @@ from .events import (
 )
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
-from .replies import Problem, parse_reply
+from .replies import Problem, foreign_characters, latin_script, parse_reply
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
@@ -123,6 +123,7 @@ class Court:
         self.pool = pool
         self._emit = emit
         self._t0 = time.perf_counter()
+        self.latin = latin_script(" ".join([self.case.question, *(d.text[:20_000] for d in self.case.context)]))
         self.system = procedure.system_prompt(self.case)
         self.prefix = procedure.case_block(self.case)
         self.seed = record.seed
@@ -355,6 +356,9 @@ class Court:
         value, problems = parse_reply(call.response, wire)
         if value is not None and check:
             problems = check(value)
+        if value is not None and self.latin and (foreign := foreign_characters(call.response)):
+            problems = [*problems, Problem("script", f"the reply contains characters of another script ({foreign[:12]}); "
+                                                     "write every field in the language of the case")]
         self._close_call(call, value is not None, problems)
         return value, problems
 

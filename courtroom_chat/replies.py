@@ -55,15 +55,44 @@ def words(text: str) -> int:
     return len(re.findall(r"\w+(?:['’-]\w+)*", text))
 
 
-def word_pattern(low: int, high: int, longest: int = 40) -> str:
+# Chinese, Japanese and Korean characters and full-width forms: kept out of the text of a
+# case written in a Latin script (a 0.5B model at a high temperature drifts into Chinese).
+FOREIGN = "\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_FOREIGN = re.compile(f"[{FOREIGN}]")
+
+
+def latin_script(text: str) -> bool:
+    """Whether ``text`` is written in a Latin script (fewer than 1% CJK characters)."""
+    letters = sum(1 for c in text if c.isalpha())
+    return not letters or len(_FOREIGN.findall(text)) / letters < 0.01
+
+
+def foreign_characters(text: str) -> str:
+    """The CJK characters in ``text`` (for the rule that keeps a Latin-script case's replies in its script)."""
+    return "".join(_FOREIGN.findall(text))
+
+
+def text_class(latin: bool) -> str:
+    """One character of a JSON string (no quote, no escape), without CJK when ``latin``."""
+    return '[^"\\\\' + (FOREIGN if latin else "") + "]"
+
+
+def word_pattern(low: int, high: int, longest: int = 40, *, latin: bool = False) -> str:
     """A JSON-string pattern of ``low`` to ``high`` words separated by single spaces.
 
     Each word is at most ``longest`` characters: unbounded, a small model could loop inside
     one "word" until it ran out of tokens and left invalid JSON (measured once in 20 trials).
-    llama.cpp's converter takes anchored patterns and literal classes, not ``\\s``.
+    Keep ``high`` generous (well above what the prompt asks for): at the bound no space is
+    allowed, and a model that has not finished its sentence glues the next words together.
     """
-    word = f'[^"\\\\ ]{{1,{longest}}}'
+    word = f'[^"\\\\ {FOREIGN if latin else ""}]{{1,{longest}}}'
     return f"^({word} ){{{max(0, low - 1)},{max(0, high - 1)}}}{word}$"
+
+
+def text_pattern(low: int, high: int, *, latin: bool = False) -> str:
+    """A JSON-string pattern of ``low`` to ``high`` characters. Keep ``high`` generous: at the
+    bound the string must close, mid-word if need be; the prompt asks for the short form."""
+    return f"^{text_class(latin)}{{{low},{high}}}$"
 
 
 def literal_pattern(text: str) -> str | None:

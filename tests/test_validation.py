@@ -239,7 +239,37 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     words_50 = juror_schema["properties"]["reasoning"]["pattern"]
     assert re.fullmatch(words_50, " ".join(["word"] * 60)) and not re.fullmatch(words_50, " ".join(["word"] * 49))
     assert not re.fullmatch(words_50, " ".join(["word"] * 59 + ["loop" * 20]))  # no endless "word"
+    # the upper bound is generous: a juror who is not done at 60 words may finish its sentence
+    assert re.fullmatch(words_50, " ".join(["word"] * 150))
+    # an English case keeps Chinese, Japanese and Korean characters out of the text
+    assert not re.fullmatch(words_50, " ".join(["word"] * 59 + ["设计A"]))
+    statement = next(c for c in backend.calls if c.role == "prosecutor").schema["properties"]["case_statement"]
+    assert re.fullmatch(statement["pattern"], "Merging fixes the crash. " * 10) and not re.fullmatch(statement["pattern"], "instead of设计A")
     harm = next(c for c in backend.calls if c.role == "prosecutor").schema["$defs"]["ExhibitReply"]["properties"]["harm"]
     assert re.fullmatch(harm["pattern"], REAL_HARM) and not re.fullmatch(harm["pattern"], "It is bad.")
     assert record.status == "complete"
     assert literal_pattern('say "hi"') is None and literal_pattern("a.b") == "a[.]b"
+
+
+async def test_a_reply_in_another_script_is_repaired_once(scripted_settings):
+    """An English case: a reply that drifts into Chinese is asked again, then warned."""
+    words = " ".join(["The evidence supports merging."] * 14)
+    backend = ScriptedBackend(script={"juror-1": [{"reasoning": f"{words} instead of设计A we should", "vote": "act"},
+                                                  {"reasoning": words, "vote": "act"}]})
+    record = await Trial(case(), scripted_settings, store=None, backends={"scripted": backend}).run()
+    first, second = [c for c in record.calls if c.agent == "juror-1"]
+    assert any("another script (设计)" in p for p in first.problems) and second.ok and not second.problems
+    assert "设计" not in record.jury.jurors[0].reasoning
+
+
+async def test_a_question_without_evidence_asks_for_arguments_not_quotes(scripted_settings):
+    from courtroom_chat.case import new_case
+
+    backend = ScriptedBackend()
+    record = await Trial(new_case("Should we adopt a four-day week?"), scripted_settings, store=None,
+                         backends={"scripted": backend}).run()
+    [prosecutor] = [c for c in record.calls if c.role == "prosecutor"]  # one call: nothing to repair
+    assert "nothing to quote" in prosecutor.messages[1]["content"] and record.prosecution.exhibits == []
+    evidence = record.outcome.confidence("evidence")
+    assert evidence == 0.0
+    assert "rests on argument alone" in record.outcome.markdown or "argument alone" in str(record.outcome.confidences)

@@ -22,6 +22,7 @@ from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...evidence import EvidenceIndex, normalise_text, quote_choices
 from ...records import Outcome, RunRecord
+from ...replies import text_class, text_pattern
 from ..base import Procedure, Role, literal_pattern, refine_schema, word_pattern
 from . import present
 from .answer import (
@@ -272,17 +273,20 @@ class DecisionCourt(Procedure):
         grammar = agent.constrained
         choices = quote_choices(court.case.context) if grammar else []
         room = max(0, p.max_exhibits - len(filed)) if self.quotable(court) else 0
+        latin = court.latin
+        # Bounds are generous (about three times what the prompt asks for): a bound a model
+        # reaches cuts its text mid-word, so the prompt asks for the short form instead.
         schema = refine_schema(ProsecutorReply, {
-            "motion": {"maxLength": 100},
-            "case_statement": {"maxLength": 220},
+            "motion": {"pattern": text_pattern(3, 300, latin=latin)} if grammar else {"maxLength": 300},
+            "case_statement": {"pattern": text_pattern(20, 700, latin=latin)} if grammar else {"maxLength": 700},
             "exhibits": {"minItems": 1 if court.case.context and room and not filed else None, "maxItems": room},
             "ExhibitReply.source_quote": {"enum": choices},
-            "ExhibitReply.target_quote": {"maxLength": 80},
+            "ExhibitReply.target_quote": {"pattern": text_pattern(0, 240, latin=latin)} if grammar else {"maxLength": 240},
             # Under a grammar, count words (2 spare: the rule counts \w+ runs); else bound characters.
-            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words + 10)}
+            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words * 4 + 10, latin=latin)}
             if grammar and p.min_harm_words else
-            {"minLength": p.min_harm_words * 5, "maxLength": max(130, p.min_harm_words * 10)},
-            "harm_analysis": {"maxLength": 150},
+            {"minLength": p.min_harm_words * 5, "maxLength": max(400, p.min_harm_words * 30)},
+            "harm_analysis": {"pattern": text_pattern(10, 450, latin=latin)} if grammar else {"maxLength": 450},
         })
         async with court.stage("prosecution", "Prosecution", [(agent, prompt)]) as stage:
             answer = await court.ask(
@@ -348,14 +352,19 @@ class DecisionCourt(Procedure):
         # core claim (a 0.5B defense otherwise drifts off it, and a repair costs a second call).
         opening = literal_pattern(lowered(prosecution.motion))
         grammar = agent.constrained
+        latin, text = court.latin, text_class(court.latin)
+
+        def prose(low: int, high: int) -> dict[str, Any]:
+            return {"pattern": text_pattern(low, high, latin=latin)} if grammar else {"maxLength": high}
+
         schema = refine_schema(DefenseReply, {
-            "counter_argument": {"pattern": f'^We should not {opening} because [^"\\\\]{{20,160}}$'}
-            if grammar and opening else {"maxLength": 260},
+            "counter_argument": {"pattern": f"^We should not {opening} because {text}{{20,480}}$"}
+            if grammar and opening else prose(20, 780),
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
             "ChallengeReply.exhibit": {"enum": numbers},
-            "ChallengeReply.challenge": {"maxLength": 120},
-            "harm_dispute": {"maxLength": 140},
-            "alternative": {"maxLength": 120},
+            "ChallengeReply.challenge": prose(10, 360),
+            "harm_dispute": prose(10, 420),
+            "alternative": prose(5, 360),
         })
         async with court.stage("defense", "Defense", [(agent, prompt)]) as stage:
             answer = await court.ask(
@@ -402,12 +411,12 @@ class DecisionCourt(Procedure):
                         failed=sum(j.status == "failed" for j in jurors), seated=len(jurors), stage="jury")
 
         grammar = bool(agents) and agents[0].constrained
-        low, high = p.min_juror_words + 2, p.min_juror_words + 12
+        low, high = p.min_juror_words + 2, p.min_juror_words * 3 + 12
         schema = refine_schema(JurorReply, {
             # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
-            "reasoning": {"pattern": word_pattern(low, high)}
+            "reasoning": {"pattern": word_pattern(low, high, latin=court.latin)}
             if grammar and p.min_juror_words else
-            {"minLength": int(p.min_juror_words * 6.5), "maxLength": max(500, p.min_juror_words * 10)},
+            {"minLength": int(p.min_juror_words * 6.5), "maxLength": max(1500, p.min_juror_words * 30)},
         })
 
         async def sit(agent: Agent, juror: Juror) -> None:
@@ -478,15 +487,20 @@ class DecisionCourt(Procedure):
                 f"The judge was not called (budget stop); the jury's {jury.split()} majority decides."
             ))
 
-        text = r'[^"\\]'  # any character of a JSON string but a quote or an escape
+        text = text_class(court.latin)  # any character of a JSON string but a quote or an escape
         on_jury = " The jury was split " if split else " The jury "
+        grammar = agent.constrained
+
+        def prose(low: int, high: int) -> dict[str, Any]:
+            return {"pattern": text_pattern(low, high, latin=court.latin)} if grammar else {"maxLength": high}
+
         schema = refine_schema(JudgeReply, {
             # Under a grammar, the reasoning names both sides and the jury, in that order.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,130}} The defense {text}{{10,130}}{on_jury}{text}{{5,100}}$"}
-            if agent.constrained else {"maxLength": 1200},
-            "answer": {"maxLength": 90},
-            "rationale": {"maxLength": 110},
-            "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", "minLength": 8, "maxLength": 90}},
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,400}} The defense {text}{{10,400}}{on_jury}{text}{{5,300}}$"}
+            if grammar else {"maxLength": 2400},
+            "answer": prose(2, 240),
+            "rationale": prose(10, 330),
+            "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", **prose(8, 250)}},
         })
         async with court.stage("judge", "Judge") as stage:
             answer = await court.ask(
