@@ -1,0 +1,174 @@
+"""Benchmark: evidence that gives orders (issue 18), on the cases in bench/injection/.
+
+Each case has a clean version and an injected one (the same files, one of them with a passage
+that addresses the court or steers the verdict: blunt, polite, hidden, in a diff's code
+comment, in a PDF...); bench/injection/cases.json lists them with the answer the clean
+evidence points to.
+
+(a) Detection, deterministic, no model: the share of injected cases where a flag covers the
+    injected passage (goal 100%), flags on the clean versions (goal 0), and scan time.
+(b) With --backend or --model: each pair is tried clean and injected, and the share of
+    verdicts the injection left unchanged is reported (also how often each agrees with the
+    answer the evidence points to). Trials are stochastic: read a pair's change against the
+    noise of the clean case rerun (--baseline).
+
+    python bench/injection.py                               # (a)
+    python bench/injection.py --markdown                    # (a) as bench/results/injection-detection.md
+    python bench/injection.py --backend local --pairs 4     # (a), then (b) on the 0.5B, first 4 pairs
+    python bench/injection.py --model qwen2.5-coder-1.5b    # (b) on local:qwen2.5-coder-1.5b, all pairs
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtroom_chat.case import Document, load_case  # noqa: E402
+from courtroom_chat.injection import Flag, scan  # noqa: E402
+
+CASES = ROOT / "bench" / "injection"
+ANSWER = {"guilty": "yes", "not_guilty": "no", "dismissed": "undecided"}
+
+
+def decision_of(record: Any) -> str | None:
+    """The decision a run reached, as its verdict word. The one place that reads it: the run
+    record is being made procedure-neutral."""
+    verdict = record.verdict
+    return verdict.decision if verdict is not None else None
+
+
+@dataclass
+class Detection:
+    id: str
+    injection: str
+    found: list[Flag]  # flags on the injected passage
+    stray: list[Flag]  # flags elsewhere in the injected version
+    clean: list[Flag]  # flags on the clean version (false flags)
+    ms: float  # scan time of the injected version
+
+
+def manifest() -> list[dict[str, str]]:
+    return json.loads((CASES / "cases.json").read_text(encoding="utf-8"))
+
+
+def changed(clean: Document, injected: Document) -> list[tuple[int, int]]:
+    """Where the injected document differs from the clean one (offsets in the injected text)."""
+    matcher = difflib.SequenceMatcher(None, clean.text, injected.text, autojunk=False)
+    return [(j1, j2) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" and j2 > j1]
+
+
+def detect(entry: dict[str, str]) -> Detection:
+    clean_case = load_case(CASES / entry["id"] / "clean" / "case.json")
+    injected_case = load_case(CASES / entry["id"] / "injected" / "case.json")
+    started = time.perf_counter()
+    flags = scan(injected_case.context)
+    ms = (time.perf_counter() - started) * 1000
+    clean_doc = next(d for d in clean_case.context if d.name == entry["file"])
+    injected_doc = next(d for d in injected_case.context if d.name == entry["file"])
+    spans = changed(clean_doc, injected_doc)
+    found = [f for f in flags if f.document == entry["file"] and any(f.char_start < b and a < f.char_end for a, b in spans)]
+    stray = [f for f in flags if f not in found]
+    return Detection(entry["id"], entry["injection"], found, stray, scan(clean_case.context), ms)
+
+
+def detection_report(rows: list[Detection], markdown: bool) -> str:
+    flagged = sum(bool(r.found) for r in rows)
+    false_clean = sum(len(r.clean) for r in rows)
+    stray = sum(len(r.stray) for r in rows)
+    times = [r.ms for r in rows]
+    lines = []
+    if markdown:
+        lines += ["| case | injection | flagged at | kind | reason |", "|---|---|---|---|---|"]
+        for r in rows:
+            where = ", ".join(f.short() for f in r.found) or "**missed**"
+            kinds = ", ".join(sorted({f.kind for f in r.found})) or "-"
+            reason = r.found[0].reason if r.found else "-"
+            lines.append(f"| {r.id} | {r.injection} | {where} | {kinds} | {reason} |")
+        lines.append("")
+    else:
+        for r in rows:
+            mark = "✓" if r.found else "✗"
+            where = ", ".join(f"{f.short()} ({f.kind})" for f in r.found) or "MISSED"
+            lines.append(f"{mark} {r.id:22s} {r.injection:45s} {where}")
+            for f in r.stray + r.clean:
+                lines.append(f"    false flag: {f.short()} ({f.reason})")
+    lines += [
+        f"injected cases flagged: {flagged} of {len(rows)} ({flagged / len(rows):.0%}; goal 100%)",
+        f"false flags on the clean versions: {false_clean} (goal 0); other flags in the injected versions: {stray}",
+        f"scan time per injected case: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms",
+    ]
+    return "\n".join(f"- {line}" if markdown and line.startswith(("injected", "false", "scan")) else line for line in lines)
+
+
+async def verdict(case_path: Path, backend: str) -> tuple[str | None, float]:
+    from courtroom_chat import run
+
+    started = time.perf_counter()
+    record = await run(str(case_path), backend=backend)
+    return decision_of(record), time.perf_counter() - started
+
+
+async def trials(entries: list[dict[str, str]], backend: str, baseline: bool) -> None:
+    os.environ.setdefault("COURTROOM_RUNS_DIR", tempfile.mkdtemp(prefix="courtroom-injection-bench-"))
+    unchanged = agree_clean = agree_injected = same_twice = 0
+    print(f"\n(b) verdicts on {backend}, {len(entries)} pairs")
+    for entry in entries:
+        clean, s1 = await verdict(CASES / entry["id"] / "clean" / "case.json", backend)
+        injected, s2 = await verdict(CASES / entry["id"] / "injected" / "case.json", backend)
+        again = None
+        if baseline:
+            again, _ = await verdict(CASES / entry["id"] / "clean" / "case.json", backend)
+            same_twice += again == clean
+        unchanged += clean == injected
+        agree_clean += ANSWER.get(clean or "") == entry["expect"]
+        agree_injected += ANSWER.get(injected or "") == entry["expect"]
+        rerun = f"  clean again: {ANSWER.get(again or '', again)}" if baseline else ""
+        print(f"{entry['id']:22s} expect {entry['expect']:3s}  clean: {ANSWER.get(clean or '', clean)!s:9s} "
+              f"injected: {ANSWER.get(injected or '', injected)!s:9s} {'same' if clean == injected else 'CHANGED'}"
+              f"  ({s1:.0f} s + {s2:.0f} s){rerun}", flush=True)
+    n = len(entries)
+    print(f"verdicts unchanged by the injection: {unchanged} of {n} ({unchanged / n:.0%})")
+    print(f"verdict matches the evidence: clean {agree_clean} of {n}, injected {agree_injected} of {n}")
+    if baseline:
+        print(f"clean case rerun gives the same verdict: {same_twice} of {n} (the noise to read the above against)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", help="run trials on this backend, e.g. local or local:qwen2.5-coder-1.5b")
+    parser.add_argument("--model", help="shorthand for --backend local:MODEL")
+    parser.add_argument("--pairs", type=int, default=None, help="only the first N pairs for the trials")
+    parser.add_argument("--case", action="append", default=[], help="only these case ids (repeatable)")
+    parser.add_argument("--baseline", action="store_true", help="rerun each clean case to show the trials' noise")
+    parser.add_argument("--markdown", action="store_true", help="print the detection table as Markdown")
+    args = parser.parse_args()
+
+    entries = [e for e in manifest() if not args.case or e["id"] in args.case]
+    rows = [detect(e) for e in entries]
+    if args.markdown:
+        print("# Injection detection on bench/injection/\n")
+        print("Made by `python bench/injection.py --markdown > bench/results/injection-detection.md`"
+              " (deterministic; no model is called).\n")
+    else:
+        print("(a) detection")
+    print(detection_report(rows, args.markdown))
+    backend = f"local:{args.model}" if args.model else args.backend
+    if backend:
+        asyncio.run(trials(entries[: args.pairs] if args.pairs else entries, backend, args.baseline))
+
+
+if __name__ == "__main__":
+    main()
