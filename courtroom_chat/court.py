@@ -49,6 +49,7 @@ from .events import (
     TextDelta,
     WarningRaised,
 )
+from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
 from .replies import Problem, foreign_characters, latin_script, parse_reply
@@ -125,7 +126,14 @@ class Court:
         self._t0 = time.perf_counter()
         self.latin = latin_script(" ".join([self.case.question, *(d.text[:20_000] for d in self.case.context)]))
         self.system = procedure.system_prompt(self.case)
-        self.prefix = procedure.case_block(self.case)
+        # Evidence that gives orders is found before any call, shown to the person, cut from
+        # what the agents read (its place and the reason are left), and cannot be an exhibit.
+        self.flags: list[Flag] = scan(self.case.context)
+        record.flags = [f.model_dump(mode="json") for f in self.flags]
+        self.readable = redacted(self.case.context, self.flags) if self.flags else list(self.case.context)
+        shown = self.case.model_copy(update={"context": self.readable})
+        self.prefix = procedure.case_block(shown) + (f"\n\n{notice(self.flags)}" if self.flags else "")
+        self._taught: list[str] | None = None  # the instructions' own wording, for the prompt-leak rule
         self.seed = record.seed
         self.label = ""  # a shadow court's purpose ("fragility")
         self._stage_of: dict[str, str] = {}  # agent -> the stage it speaks in
@@ -134,6 +142,35 @@ class Court:
         self._slots = asyncio.Semaphore(throttle.max_concurrency) if throttle.max_concurrency else None
         self._spacing = throttle.delay_ms / 1000
         self._next_start = 0.0
+
+    def screen(self) -> None:
+        """Show the person every flagged passage, before any agent speaks."""
+        if not self.flags:
+            return
+        self.emit(StageStarted(stage="screening", title="Evidence screening"))
+        for n, flag in enumerate(self.flags, 1):
+            hidden = f"\n\nHidden text it carries: `{flag.revealed}`" if flag.revealed else ""
+            self.item("flag", f"Flagged · {flag.short()} · {flag.kind}", False, number=n, stage="screening",
+                      detail=f"**Flagged at** `{flag.short()}`: {flag.reason}.\n\n````text\n{flag.passage}\n````{hidden}",
+                      line=f"flagged {flag.short()}: {flag.reason}", data=flag)
+        places = ", ".join(f.short() for f in self.flags)
+        self.warn("court", "evidence_flagged", (
+            f"{len(self.flags)} passage{'s' if len(self.flags) != 1 else ''} of the evidence ({places}) "
+            f"{'tries' if len(self.flags) == 1 else 'try'} to instruct the court or steer the verdict: cut from what the "
+            "agents read, and not allowed as exhibits"), stage="screening")
+        self.emit(StageFinished(stage="screening", title="Evidence screening",
+                                state=f"{len(self.flags)} flagged"))
+
+    def flagged(self, document: str, char_start: int, char_end: int) -> Flag | None:
+        """The flagged passage a quoted span overlaps, if any."""
+        return flag_for(self.flags, document, char_start, char_end)
+
+    def leaks(self, reply: str) -> list[str]:
+        """Phrases of a reply that repeat the procedure's own instructions (a template line, a hint)."""
+        if self._taught is None:
+            self._taught = self.procedure.instructions()
+        allowed = [self.case.question, *(d.text for d in self.case.context)]
+        return prompt_leaks(reply, self._taught, allowed)
 
     def rng(self, agent: str, purpose: str = "") -> random.Random:
         """A random source for one agent, fixed by the run's seed: the same run seed gives the
@@ -356,6 +393,9 @@ class Court:
         value, problems = parse_reply(call.response, wire)
         if value is not None and check:
             problems = check(value)
+        if value is not None and (leaks := self.leaks(call.response)):
+            problems = [*problems, Problem("prompt_leak", f'the reply repeats the instructions\' own words ("{leaks[0]}"); '
+                                                          "write your own words about this case")]
         if value is not None and self.latin and (foreign := foreign_characters(call.response)):
             problems = [*problems, Problem("script", f"the reply contains characters of another script ({foreign[:12]}); "
                                                      "write every field in the language of the case")]

@@ -104,6 +104,7 @@ class Trial:
         ))
         failure: BaseException | None = None
         try:
+            court.screen()
             if self.dry_run:
                 await self.procedure.plan(court)
             else:

@@ -737,6 +737,24 @@ def flag_for(flags: Iterable[Flag], document: str, char_start: int, char_end: in
     return None
 
 
+def redacted(documents: list[Document], flags: list[Flag]) -> list[Document]:
+    """The documents as the agents read them: each flagged passage replaced by a mark naming
+    its place and reason (offsets into the original stay with the original documents)."""
+    out = []
+    for doc in documents:
+        mine = sorted((f for f in flags if f.document == doc.name), key=lambda f: f.char_start)
+        if not mine:
+            out.append(doc)
+            continue
+        parts, pos = [], 0
+        for f in mine:
+            parts += [doc.text[pos:f.char_start], f"[flagged passage removed: {f.short()}, {f.kind}]"]
+            pos = max(pos, f.char_end)
+        parts.append(doc.text[pos:])
+        out.append(doc.model_copy(update={"text": "".join(parts)}))
+    return out
+
+
 def notice(flags: list[Flag]) -> str:
     """The paragraph every agent is told. Locations and reasons only: the flagged words are
     not repeated into any prompt."""

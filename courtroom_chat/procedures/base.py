@@ -108,6 +108,16 @@ class Procedure:
     def render(self, template: str, **values: object) -> str:
         return prompts.render(template, self.folder(), **values)
 
+    def instructions(self) -> list[str]:
+        """The procedure's own wording, unrendered: every template in its prompts folder and the
+        shared ones. The runtime flags replies that repeat it (a prompt leak)."""
+        texts = []
+        for folder in (self.folder(), prompts.shared()):
+            for entry in folder.iterdir():
+                if entry.name.endswith(".md") and entry.name != "case.md":
+                    texts.append(entry.read_text(encoding="utf-8"))
+        return texts
+
     def system_prompt(self, case: Case) -> str:
         return self.render("system")
 

@@ -268,10 +268,11 @@ class DecisionCourt(Procedure):
 
         def check(reply: ProsecutorReply) -> list[Any]:
             return prosecutor_problems(reply, index, filed=len(filed), has_context=bool(court.case.context),
-                                       max_exhibits=p.max_exhibits, min_harm_words=p.min_harm_words)
+                                       max_exhibits=p.max_exhibits, min_harm_words=p.min_harm_words,
+                                       flagged=court.flagged)
 
         grammar = agent.constrained
-        choices = quote_choices(court.case.context) if grammar else []
+        choices = [c for c in quote_choices(court.readable) if "[flagged passage removed" not in c] if grammar else []
         room = max(0, p.max_exhibits - len(filed)) if self.quotable(court) else 0
         latin = court.latin
         # Bounds are generous (about three times what the prompt asks for): a bound a model
@@ -298,6 +299,13 @@ class DecisionCourt(Procedure):
             attempt = 2 if answer.repaired else 1
             items, seen, dropped = [], set(), 0
             for item, origin in [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits]:
+                found = index.check(item.source_quote, min_chars=8)
+                flag = court.flagged(found.location.document, found.location.char_start, found.location.char_end) \
+                    if found.verified and found.location else None
+                if flag is not None:  # still quoting a flagged passage after the repair: never filed
+                    court.warn("prosecutor", "exhibit_flagged", f"an exhibit quoting the flagged passage at "
+                               f"{flag.short()} was refused: flagged passages cannot be exhibits")
+                    continue
                 key = normalise_text(item.source_quote)
                 if key in seen:
                     dropped += 1

@@ -14,7 +14,7 @@ from .wire import DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
 
 def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: int, has_context: bool,
-                        max_exhibits: int, min_harm_words: int) -> list[Problem]:
+                        max_exhibits: int, min_harm_words: int, flagged: Any = None) -> list[Problem]:
     problems = []
     if has_context and not reply.exhibits and not filed:
         problems.append(Problem("exhibits_missing", "file at least one exhibit quoted exactly from the evidence"))
@@ -22,6 +22,13 @@ def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: 
         problems.append(Problem("exhibits_too_many", f"file at most {max_exhibits} exhibits in all"))
     for i, ex in enumerate(reply.exhibits, filed + 1):
         found = index.check(ex.source_quote, min_chars=8)
+        flag = flagged(found.location.document, found.location.char_start, found.location.char_end) \
+            if flagged and found.verified and found.location else None
+        if flag is not None:
+            problems.append(Problem("exhibit_flagged", (
+                f"exhibit {i} quotes a passage flagged as an instruction to the court ({flag.short()}: {flag.reason}); "
+                "a flagged passage is not evidence: quote another passage"
+            )))
         if not found.verified:
             if found.nearest:
                 problems.append(Problem("exhibit_quote", (
