@@ -78,9 +78,9 @@ def test_config_found_in_working_directory_and_env(monkeypatch, tmp_path):
 
 
 def test_juror_temperatures_spread_from_min_to_max():
-    assert Settings().procedure_params("decision").juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
+    assert Settings().procedure_params("decision").juror_temperatures() == [0.2, 0.35, 0.5, 0.65, 0.8]
     one = Settings().with_params("decision", {"jury_size": 1, "jury_threshold": 1})
-    assert one.procedure_params("decision").juror_temperatures() == [0.75]
+    assert one.procedure_params("decision").juror_temperatures() == [0.5]
 
 
 def test_models_default_and_per_role_with_the_jury_alias():

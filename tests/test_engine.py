@@ -44,7 +44,7 @@ async def test_a_full_trial_on_the_scripted_backend(scripted_settings, runs_dir)
     assert all(e.location.document.startswith("code-commit/") for e in record.prosecution.exhibits)
     # jurors: five, temperatures spread 0.3..1.2, votes varied
     jury = record.jury
-    assert [j.temperature for j in jury.jurors] == [0.3, 0.525, 0.75, 0.975, 1.2]
+    assert [j.temperature for j in jury.jurors] == [0.2, 0.35, 0.5, 0.65, 0.8]
     assert 0 < jury.guilty_count < 5 and jury.voted == 5
     # verdict: plain answer and two confidences
     v = record.verdict
@@ -70,9 +70,25 @@ async def test_result_has_the_courtroom_poc_fields(scripted_settings):
     assert set(result["metadata"]) >= {"run_id", "timestamp", "duration_ms", "cost_usd", "model_usage"}
 
 
-async def test_jury_below_threshold_acquits_without_the_judge(scripted_settings):
+async def test_the_jury_majority_decides_either_way_and_the_judge_writes_the_ruling(scripted_settings):
+    for vote, decision in (("do not act", "not_guilty"), ("act", "guilty")):
+        backend = ScriptedBackend(script={"juror": [{"reasoning": "word " * 60, "vote": vote}]})
+        record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run()
+        assert record.verdict.decision == decision and record.verdict.decided_by == "jury"
+        [judge] = [c for c in record.calls if c.role == "judge"]
+        assert judge.messages[1]["content"].count(f'The jury decided "{vote}" by its majority') == 1
+        assert [c.kind for c in record.outcome.confidences] == ["vote_share", "evidence", "self_reported"]
+    # short of the threshold either way, the judge decides
+    tied = ScriptedBackend(script={"juror": [{"reasoning": "word " * 60, "vote": v} for v in
+                                             ("act", "do not act", "abstain", "act", "do not act")]})
+    record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": tied}).run()
+    assert record.verdict.decided_by == "judge"
+
+
+async def test_the_first_release_rule_acquits_below_threshold_without_the_judge(scripted_settings):
     script = {"juror": [{"reasoning": "word " * 60, "vote": "do not act"}]}
     backend = ScriptedBackend(script=script)
+    scripted_settings = scripted_settings.with_params("decision", {"rule": "threshold"})
     record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run()
     assert record.jury.guilty_count == 0 and not record.jury.proceeds_to_judge
     assert record.verdict.decision == "not_guilty" and record.verdict.decided_by == "jury"

@@ -34,8 +34,12 @@ def toy():
 
 
 def procedures() -> list[str]:
+    """Every registered procedure and the toy (installed only while each test runs)."""
     toy_procedure.install()
-    return [p.name for p in available()]
+    try:
+        return [p.name for p in available()]
+    finally:
+        toy_procedure.uninstall()
 
 
 def a_case(procedure: str) -> Case:

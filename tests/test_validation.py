@@ -177,9 +177,14 @@ async def test_code_fences_and_prose_around_json_are_tolerated(scripted_settings
     assert [c.attempt for c in record.calls if c.role == "defense"] == [1]
 
 
+# Two to act, two not to, one abstaining: no majority, so the judge decides.
+TIED = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": v}
+        for i, v in enumerate(["act", "act", "do not act", "do not act", "abstain"], 1)}
+
+
 async def test_an_answer_contradicting_the_decision_is_replaced_and_warned(scripted_settings):
-    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
-    contradiction = judge("The prosecution is right. The defense is weaker. The jury agreed.", decision="do not act")
+    votes = TIED
+    contradiction = judge("The prosecution is right. The defense is weaker. The jury was split 2-2.", decision="do not act")
     contradiction["answer"] = "merge PR #214 now"
     record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": contradiction}, scripted_settings)
     assert record.verdict.decision == "not_guilty"
@@ -205,8 +210,8 @@ async def test_a_jury_refusal_answers_no_to_the_motion_not_with_the_defense_alte
 
 
 async def test_an_answer_off_the_subject_is_rebuilt_from_the_decision(scripted_settings):
-    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
-    ruling = judge("The prosecution is right. The defense is weaker. The jury agreed.", decision="do not act")
+    votes = TIED
+    ruling = judge("The prosecution is right. The defense is weaker. The jury was split 2-2.", decision="do not act")
     ruling["answer"] = "No: weigh the evidence alone on the evidence alone"  # seen from a 0.5B judge
     sides = {"prosecutor": prosecution(), "defense": defense()}
     record, _, _ = await trial({**sides, **votes, "judge": ruling}, scripted_settings)
@@ -236,13 +241,15 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     assert not re.fullmatch(pattern, "Merging is risky because the Retry-After test fails in the log.")
     assert set(defense_schema["required"]) == set(defense_schema["properties"])  # a grammar writes every field
     juror_schema = next(c for c in backend.calls if c.role == "juror").schema
-    words_50 = juror_schema["properties"]["reasoning"]["pattern"]
-    assert re.fullmatch(words_50, " ".join(["word"] * 60)) and not re.fullmatch(words_50, " ".join(["word"] * 49))
-    assert not re.fullmatch(words_50, " ".join(["word"] * 59 + ["loop" * 20]))  # no endless "word"
-    # the upper bound is generous: a juror who is not done at 60 words may finish its sentence
-    assert re.fullmatch(words_50, " ".join(["word"] * 150))
+    assert list(juror_schema["properties"]) == ["facts_for", "facts_against", "reasoning", "vote"]  # facts first
+    weighing = juror_schema["properties"]["reasoning"]["pattern"]  # at least 15 words: half the 30 asked
+    assert re.fullmatch(weighing, " ".join(["word"] * 15)) and not re.fullmatch(weighing, " ".join(["word"] * 14))
+    assert not re.fullmatch(weighing, " ".join(["word"] * 59 + ["loop" * 20]))  # no endless "word"
+    # the upper bound is generous: a juror who is not done may finish its sentence
+    assert re.fullmatch(weighing, " ".join(["word"] * 90))
+    assert re.fullmatch(juror_schema["properties"]["facts_against"]["pattern"], "none")
     # an English case keeps Chinese, Japanese and Korean characters out of the text
-    assert not re.fullmatch(words_50, " ".join(["word"] * 59 + ["设计A"]))
+    assert not re.fullmatch(weighing, " ".join(["word"] * 30 + ["设计A"]))
     statement = next(c for c in backend.calls if c.role == "prosecutor").schema["properties"]["case_statement"]
     assert re.fullmatch(statement["pattern"], "Merging fixes the crash. " * 10) and not re.fullmatch(statement["pattern"], "instead of设计A")
     harm = next(c for c in backend.calls if c.role == "prosecutor").schema["$defs"]["ExhibitReply"]["properties"]["harm"]

@@ -303,8 +303,8 @@ async def test_full_trial_applies_juror_temperatures_and_records_tokens_at_no_co
     assert route.call_count == 8
     bodies = [body_of(c) for c in route.calls]
     juror_temps = sorted(b["options"]["temperature"] for b in bodies if b["format"]["title"] == "JurorReply")
-    assert juror_temps == settings.procedure_params("decision").juror_temperatures() == [0.3, 0.525, 0.75, 0.975, 1.2]
-    assert [j.temperature for j in record.jury.jurors] == [0.3, 0.525, 0.75, 0.975, 1.2]
+    assert juror_temps == settings.procedure_params("decision").juror_temperatures() == [0.2, 0.35, 0.5, 0.65, 0.8]
+    assert [j.temperature for j in record.jury.jurors] == [0.2, 0.35, 0.5, 0.65, 0.8]
     assert all(b["options"]["num_ctx"] == settings.ollama.num_ctx for b in bodies)
     assert all(c.cost_usd == 0.0 and c.usage == Usage(input_tokens=700, output_tokens=120) for c in record.calls)
     assert record.cost_usd == 0.0 and record.cost_known

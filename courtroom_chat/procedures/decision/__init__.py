@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -39,18 +39,20 @@ from .answer import (
 )
 from .demo import demo_reply
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
-from .rules import defense_problems, judge_problems, juror_problems, prosecutor_problems
+from .rules import defense_problems, judge_problems, juror_problems, prosecutor_problems, quote_problems
 from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
+# Outlooks that lean neither way: each weighs both the cost of acting and the cost of not
+# acting (three of five first-release personas were cautious by description).
 PERSONAS = (
     "a pragmatic engineer who weighs benefits against costs",
-    "a cautious risk officer who looks first for what could go wrong",
-    "an optimistic product owner who values momentum and shipping",
-    "a strict auditor who trusts only verified evidence",
-    "an advocate for the people the decision affects",
-    "a skeptical newcomer who asks what is really known",
-    "a seasoned maintainer who has seen similar decisions go wrong",
-    "a cost-conscious manager who counts time and money",
+    "a risk officer who weighs what could go wrong against what is already going wrong",
+    "a product owner who weighs the value of acting now against the value of waiting",
+    "an auditor who trusts verified facts over claims, from either side",
+    "an advocate for the people the decision affects, now and later",
+    "a newcomer who asks what is really known, for and against",
+    "a maintainer who has seen both rushed and needlessly delayed decisions",
+    "a manager who counts the time and money of acting and of not acting",
 )
 VOTE_LABELS = ["act", "do not act", "abstain"]
 LABEL_MEANINGS = {
@@ -66,15 +68,20 @@ class Parameters(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     jury_size: int = Field(5, ge=1, le=25, description="Jurors seated")
-    jury_threshold: int = Field(3, ge=1, le=25, description="Votes to act needed to bring the motion to the judge")
-    juror_temperature_min: float = Field(0.3, ge=0.0, le=2.0, description="Lowest juror temperature")
-    juror_temperature_max: float = Field(1.2, ge=0.0, le=2.0, description="Highest juror temperature")
+    jury_threshold: int = Field(3, ge=1, le=25, description="Votes one way the jury needs to decide (below it the judge "
+                                                            "breaks the tie); with rule = threshold, votes to act "
+                                                            "needed to reach the judge")
+    rule: Literal["majority", "threshold"] = Field("majority", description="majority: the jury decides either way, the "
+                                                   "judge writes the ruling; threshold: the first release's rule (a Yes "
+                                                   "needs the threshold and the judge, a No only the jury)")
+    juror_temperature_min: float = Field(0.2, ge=0.0, le=2.0, description="Lowest juror temperature")
+    juror_temperature_max: float = Field(0.8, ge=0.0, le=2.0, description="Highest juror temperature")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
     advocate_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and defense temperature")
     max_exhibits: int = Field(3, ge=1, le=12, description="Exhibits the prosecutor may file")
     require_exact_quotes: bool = Field(True, description="Keep unverified exhibits from the jury")
     min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
-    min_juror_words: int = Field(50, ge=0, le=500, description="Words in each juror's reasoning")
+    min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
     shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
@@ -95,14 +102,14 @@ class Parameters(BaseModel):
         return [round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)]
 
 
-def exhibits_text(exhibits: list[Exhibit]) -> str:
+def exhibits_text(exhibits: list[Exhibit], none: str = "(none: no quote from the evidence was verified)") -> str:
     if not exhibits:
-        return "(none: no quote from the evidence was verified)"
+        return none
     lines = []
     for e in exhibits:
         lines.append(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})')
         if e.harm:
-            lines.append(f"   Harm if we do not act: {e.harm}")
+            lines.append(f"   {'Harm if we do not act' if e.origin != 'defense' else 'Shows against acting'}: {e.harm}")
     return "\n".join(lines)
 
 
@@ -215,18 +222,23 @@ class DecisionCourt(Procedure):
         return self.render("prosecution", motion=prosecution.motion, case_statement=prosecution.case_statement,
                            harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
 
-    def defense_prompt(self, prosecution_text: str, motion: str) -> str:
-        return self.render("defense", prosecution=prosecution_text, refusal=refusal(motion))
+    def defense_prompt(self, court: Court, prosecution_text: str, motion: str) -> str:
+        rules = (self.render("defense_exhibits", max_exhibits=court.params.max_exhibits) if self.quotable(court)
+                 else '- "exhibits": [] (no evidence was attached, so there is nothing to quote).')
+        return self.render("defense", prosecution=prosecution_text, refusal=refusal(motion), defense_exhibits=rules)
 
     def trial_record(self, prosecution_text: str, defense: Defense | None, order: list[int] | None = None) -> str:
         """The trial so far, identical for every juror and the judge, so it is read once and cached."""
         if defense is None:  # dry run
             return self.render("record", prosecution=prosecution_text, counter_argument="[the defense's counter-argument]",
+                               defense_exhibits="[the defense's verified exhibits, numbered after the prosecution's]",
                                challenges="[the defense's challenge to each exhibit]",
                                harm_dispute="[the defense's harm dispute]", alternative="[the defense's alternative]")
         listed = sorted(defense.exhibit_challenges, key=lambda c: order.index(c.exhibit) if order and c.exhibit in order else 0)
         challenges = "\n".join(f"{c.exhibit}. ({c.effect}) {c.challenge}" for c in listed)
+        own = [e for e in defense.exhibits if e.verified]
         return self.render("record", prosecution=prosecution_text, counter_argument=defense.counter_argument,
+                           defense_exhibits=exhibits_text(own, "(none)"),
                            challenges=challenges or "(none: no exhibit was admitted)", harm_dispute=defense.harm_dispute,
                            alternative=defense.alternative)
 
@@ -235,8 +247,8 @@ class DecisionCourt(Procedure):
         p = court.params
         lines = "\n".join(f'  - "{label}": ' + LABEL_MEANINGS[label].format(motion=motion, refusal=refusal(motion))
                           for label in labels or VOTE_LABELS)
-        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
-                           min_words=max(p.min_juror_words, 1), labels=lines)
+        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona, motion=motion,
+                           labels=lines)
 
     def orders(self, court: Court, agent: str, exhibits: list[Exhibit]) -> tuple[list[str], list[int]]:
         """A juror's own seeded order of the vote labels and of the exhibits (as configured)."""
@@ -248,10 +260,32 @@ class DecisionCourt(Procedure):
             court.rng(agent, "exhibits").shuffle(numbers)
         return labels, numbers
 
-    def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool) -> str:
+    def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool,
+                     majority: str | None = None) -> str:
         hint = " The jury was split: weigh the minority's view too." if split else ""
+        if majority:
+            label = {"guilty": "act", "not_guilty": "do not act"}[majority]
+            task = f'The jury decided "{label}" by its majority. Write the ruling that carries out its decision.'
+            decisions = f'"{label}" (the jury\'s decision)'
+        else:
+            task = "The jury did not reach a majority either way: decide the question yourself, on the facts."
+            decisions = '"act" (YES), "do not act" (NO), or "dismiss" if the evidence cannot decide it.'
         return self.render("judge", record=record, excluded=excluded, tally=tally, jury_reasons=jury_reasons,
-                           split_hint=hint)
+                           split_hint=hint, task=task, decisions=decisions)
+
+    @staticmethod
+    def jury_decision(court: Court, jury: Jury) -> str | None:
+        """The jury's decision under the majority rule: ``jury_threshold`` votes one way; None
+        when neither side has them (the judge then decides). Under the threshold rule the judge
+        always rules on a motion that reached it."""
+        if court.params.rule != "majority":
+            return None
+        threshold = min(court.params.jury_threshold, jury.seated)
+        if jury.guilty_count >= threshold and jury.guilty_count > jury.not_guilty_count:
+            return "guilty"
+        if jury.not_guilty_count >= threshold and jury.not_guilty_count > jury.guilty_count:
+            return "not_guilty"
+        return None
 
     def admitted(self, court: Court, prosecution: Prosecution) -> list[Exhibit]:
         return prosecution.admitted() if court.params.require_exact_quotes else prosecution.exhibits
@@ -296,50 +330,13 @@ class DecisionCourt(Procedure):
                 keep_hint="Keep the exhibits that were verified exactly as they were; fix or replace the others.",
             )
             reply = answer.value
-            attempt = 2 if answer.repaired else 1
-            items, seen, dropped = [], set(), 0
-            for item, origin in [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits]:
-                found = index.check(item.source_quote, min_chars=8)
-                flag = court.flagged(found.location.document, found.location.char_start, found.location.char_end) \
-                    if found.verified and found.location else None
-                if flag is not None:  # still quoting a flagged passage after the repair: never filed
-                    court.warn("prosecutor", "exhibit_flagged", f"an exhibit quoting the flagged passage at "
-                               f"{flag.short()} was refused: flagged passages cannot be exhibits")
-                    continue
-                key = normalise_text(item.source_quote)
-                if key in seen:
-                    dropped += 1
-                    continue
-                seen.add(key)
-                items.append((item, origin))
-            if dropped:
-                court.warn("prosecutor", "exhibit_duplicate",
-                           f"{dropped} exhibit{'s' if dropped > 1 else ''} repeating an earlier quote "
-                           f"{'were' if dropped > 1 else 'was'} dropped")
-            exhibits: list[Exhibit] = []
-            for number, (item, origin) in enumerate(items[: p.max_exhibits], 1):
-                found = index.check(item.source_quote, min_chars=8)
-                target = index.check(item.target_quote, min_chars=8, nearest=False) if item.target_quote else None
-                exhibit = Exhibit(
-                    number=number, source_quote=item.source_quote, target_quote=item.target_quote, harm=item.harm,
-                    origin=origin, verified=found.verified, location=found.location,
-                    target_location=target.location if target and target.verified else None,
-                    nearest=found.nearest, attempt=attempt if origin == "prosecutor" else 1,
-                )
-                exhibits.append(exhibit)
-                data = exhibit.model_dump(mode="json")
-                court.item("exhibit", present.exhibit_title(data), exhibit.verified, number=number, agent="prosecutor",
-                           detail=present.exhibit_markdown(data), line=present.exhibit_line(data), data=data)
+            exhibits = self.file_exhibits(
+                court, index, "prosecutor", [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits],
+                first=1, limit=p.max_exhibits, attempt=2 if answer.repaired else 1)
             # Quote failures are shown on the exhibits themselves; the other rules become warnings.
             court.settle(agent, answer, skip={"exhibit_quote"})
             prosecution = Prosecution(motion=reply.motion.strip().rstrip("."), case_statement=reply.case_statement,
                                       exhibits=exhibits, harm_analysis=reply.harm_analysis)
-            unverified = [e.number for e in exhibits if not e.verified]
-            if unverified:
-                kept = "kept out of the case put to the jury" if p.require_exact_quotes else "admitted, marked unverified"
-                court.warn("prosecutor", "exhibit_unverified",
-                           f"exhibit{'s' if len(unverified) > 1 else ''} {', '.join(map(str, unverified))} could not be "
-                           f"verified in the evidence and {'were' if len(unverified) > 1 else 'was'} {kept}")
             data = prosecution.model_dump(mode="json")
             court.finish(agent, prosecution, markdown=present.prosecution_markdown(data), repaired=answer.repaired,
                          title="Prosecutor", line=f"prosecutor: motion to {present.shorten(prosecution.motion, 60)}")
@@ -353,7 +350,7 @@ class DecisionCourt(Procedure):
     async def defend(self, court: Court, prosecution: Prosecution) -> Defense:
         agent = self._agent(court, "defense")
         admitted = self.admitted(court, prosecution)
-        prompt = self.defense_prompt(self.prosecution_text(prosecution, admitted), prosecution.motion)
+        prompt = self.defense_prompt(court, self.prosecution_text(prosecution, admitted), prosecution.motion)
         core = key_terms(f"{prosecution.motion} {prosecution.case_statement}")
         numbers = [e.number for e in admitted]
         # Under a grammar the counter-argument opens on the motion itself, so it answers the
@@ -365,35 +362,101 @@ class DecisionCourt(Procedure):
         def prose(low: int, high: int) -> dict[str, Any]:
             return {"pattern": text_pattern(low, high, latin=latin)} if grammar else {"maxLength": high}
 
+        index = EvidenceIndex(court.case.context)
+        first = len(prosecution.exhibits) + 1
+        room = court.params.max_exhibits if self.quotable(court) else 0
+        choices = [c for c in quote_choices(court.readable) if "[flagged passage removed" not in c] if grammar else []
         schema = refine_schema(DefenseReply, {
             "counter_argument": {"pattern": f"^We should not {opening} because {text}{{20,480}}$"}
             if grammar and opening else prose(20, 780),
+            "exhibits": {"maxItems": room},
+            "DefenseExhibitReply.source_quote": {"enum": choices},
+            "DefenseExhibitReply.shows": prose(5, 300),
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
             "ChallengeReply.exhibit": {"enum": numbers},
             "ChallengeReply.challenge": prose(10, 360),
             "harm_dispute": prose(10, 420),
             "alternative": prose(5, 360),
         })
+
+        def check(reply: DefenseReply) -> list[Any]:
+            quotes = [e.source_quote for e in reply.exhibits]
+            return (defense_problems(reply, admitted, prosecution.motion, core)
+                    + quote_problems(quotes, index, first=first, flagged=court.flagged))
+
         async with court.stage("defense", "Defense", [(agent, prompt)]) as stage:
             answer = await court.ask(
-                agent, prompt, DefenseReply, schema=schema,
-                check=lambda reply: defense_problems(reply, admitted, prosecution.motion, core),
-                inputs={"motion": prosecution.motion, "exhibits": [e.model_dump(mode="json") for e in admitted]},
+                agent, prompt, DefenseReply, schema=schema, check=check,
+                inputs={"motion": prosecution.motion, "exhibits": [e.model_dump(mode="json") for e in admitted],
+                        "first_number": first, "max_exhibits": room},
+                keep_hint="Keep the exhibits that were verified exactly as they were; fix or drop the others.",
             )
-            court.settle(agent, answer)
+            court.settle(agent, answer, skip={"exhibit_quote"})
             reply = answer.value
+            own = self.file_exhibits(court, index, "defense", [(e, "defense") for e in reply.exhibits],
+                                     first=first, limit=room, attempt=2 if answer.repaired else 1,
+                                     known={normalise_text(e.source_quote) for e in prosecution.exhibits})
             defense = Defense(
                 counter_argument=reply.counter_argument,
+                exhibits=own,
                 exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in reply.exhibit_challenges],
                 harm_dispute=reply.harm_dispute,
                 alternative=reply.alternative,
             )
             data = defense.model_dump(mode="json")
             exhibits = [e.model_dump(mode="json") for e in prosecution.exhibits]
+            verified = sum(1 for e in own if e.verified)
             court.finish(agent, defense, markdown=present.defense_markdown(data, exhibits), repaired=answer.repaired,
-                         title="Defense", line=f"defense: {len(defense.exhibit_challenges)} exhibit challenge(s)")
+                         title="Defense", line=f"defense: {len(own)} exhibit(s) filed, {verified} verified; "
+                                               f"{len(defense.exhibit_challenges)} challenge(s)")
+            stage.state = f"{len(own)} exhibit{'s' if len(own) != 1 else ''}, {verified} verified"
             stage.summary = data
         return defense
+
+    def file_exhibits(self, court: Court, index: EvidenceIndex, agent: str, items: list[tuple[Any, str]], *,
+                      first: int, limit: int, attempt: int, known: set[str] = frozenset()) -> list[Exhibit]:  # type: ignore[assignment]
+        """Number, verify and show the exhibits a side files: a repeated quote is dropped, a
+        quote of a flagged passage refused, an unverified one kept out of what the jury weighs."""
+        kept, seen, dropped = [], set(known), 0
+        for item, origin in items:
+            found = index.check(item.source_quote, min_chars=8)
+            flag = court.flagged(found.location.document, found.location.char_start, found.location.char_end) \
+                if found.verified and found.location else None
+            if flag is not None:  # still quoting a flagged passage after the repair: never filed
+                court.warn(agent, "exhibit_flagged", f"an exhibit quoting the flagged passage at {flag.short()} "
+                           "was refused: flagged passages cannot be exhibits")
+                continue
+            key = normalise_text(item.source_quote)
+            if key in seen:
+                dropped += 1
+                continue
+            seen.add(key)
+            kept.append((item, origin, found))
+        if dropped:
+            court.warn(agent, "exhibit_duplicate", f"{dropped} exhibit{'s' if dropped > 1 else ''} repeating an "
+                       f"earlier quote {'were' if dropped > 1 else 'was'} dropped")
+        exhibits: list[Exhibit] = []
+        for number, (item, origin, found) in enumerate(kept[:limit], first):
+            target_quote = getattr(item, "target_quote", "")
+            target = index.check(target_quote, min_chars=8, nearest=False) if target_quote else None
+            exhibit = Exhibit(
+                number=number, source_quote=item.source_quote, target_quote=target_quote,
+                harm=getattr(item, "harm", "") or getattr(item, "shows", ""), origin=origin, verified=found.verified,
+                location=found.location, target_location=target.location if target and target.verified else None,
+                nearest=found.nearest, attempt=attempt if origin != "case" else 1,
+            )
+            exhibits.append(exhibit)
+            data = exhibit.model_dump(mode="json")
+            court.item("exhibit", present.exhibit_title(data), exhibit.verified, number=number, agent=agent,
+                       detail=present.exhibit_markdown(data), line=present.exhibit_line(data), data=data)
+        unverified = [e.number for e in exhibits if not e.verified]
+        if unverified:
+            kept_out = ("kept out of the case put to the jury" if court.params.require_exact_quotes
+                        else "admitted, marked unverified")
+            court.warn(agent, "exhibit_unverified",
+                       f"exhibit{'s' if len(unverified) > 1 else ''} {', '.join(map(str, unverified))} could not be "
+                       f"verified in the evidence and {'were' if len(unverified) > 1 else 'was'} {kept_out}")
+        return exhibits
 
     # ---------------------------------------------------------------- stage 3: jury
 
@@ -419,12 +482,14 @@ class DecisionCourt(Procedure):
                         failed=sum(j.status == "failed" for j in jurors), seated=len(jurors), stage="jury")
 
         grammar = bool(agents) and agents[0].constrained
-        low, high = p.min_juror_words + 2, p.min_juror_words * 3 + 12
+        latin = court.latin
+        # Under a grammar, count words (the rule counts \w+ runs); else bound characters. The
+        # weighing sentence carries the words the facts may not ("none" is a fair answer).
+        least = max(5, p.min_juror_words // 2) if p.min_juror_words else 1
         schema = refine_schema(JurorReply, {
-            # Under a grammar, count words (with a margin: the rule counts \w+ runs); else bound characters.
-            "reasoning": {"pattern": word_pattern(low, high, latin=court.latin)}
-            if grammar and p.min_juror_words else
-            {"minLength": int(p.min_juror_words * 6.5), "maxLength": max(1500, p.min_juror_words * 30)},
+            "facts_for": {"pattern": word_pattern(1, 120, latin=latin)} if grammar else {"maxLength": 900},
+            "facts_against": {"pattern": word_pattern(1, 120, latin=latin)} if grammar else {"maxLength": 900},
+            "reasoning": {"pattern": word_pattern(least, 100, latin=latin)} if grammar else {"maxLength": 900},
         })
 
         async def sit(agent: Agent, juror: Juror) -> None:
@@ -442,7 +507,7 @@ class DecisionCourt(Procedure):
             else:
                 court.settle(agent, answer)
                 juror.vote = VOTE_WORDS[answer.value.vote]  # type: ignore[assignment]
-                juror.reasoning = answer.value.reasoning
+                juror.reasoning = answer.value.text()
                 juror.status = "voted"
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
@@ -475,13 +540,14 @@ class DecisionCourt(Procedure):
         split = not jury.unanimous()
         agent = self._agent(court, "judge")
         record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
+        majority = self.jury_decision(court, jury)
         prompt = self.judge_prompt(
             record,
             (f"\nExcluded, not verified in the evidence: exhibit {', '.join(str(e.number) for e in excluded)}.\n"
              if excluded else ""),
-            jury.split(words=True), self._jury_reasons(jury), split,
+            jury.split(words=True), self._jury_reasons(jury), split, majority,
         )
-        if not jury.proceeds_to_judge:
+        if court.params.rule == "threshold" and not jury.proceeds_to_judge:
             return await self._jury_decides(court, prosecution, defense, jury, (
                 (f"Only {jury.guilty_count} of {jury.voted} jurors voted to act" if jury.guilty_count else
                  f"None of the {jury.voted} jurors voted to act")
@@ -502,7 +568,12 @@ class DecisionCourt(Procedure):
         def prose(low: int, high: int) -> dict[str, Any]:
             return {"pattern": text_pattern(low, high, latin=court.latin)} if grammar else {"maxLength": high}
 
+        # The jury's majority decides either way; the judge writes its ruling. Only a jury short
+        # of the threshold either way (or rule = threshold) leaves the decision to the judge.
+        choices = [{"guilty": "act", "not_guilty": "do not act"}[majority]] if majority else \
+            ["act", "do not act", "dismiss"]
         schema = refine_schema(JudgeReply, {
+            "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             "reasoning": {"pattern": f"^The prosecution {text}{{10,400}} The defense {text}{{10,400}}{on_jury}{text}{{5,300}}$"}
             if grammar else {"maxLength": 2400},
@@ -520,7 +591,10 @@ class DecisionCourt(Procedure):
             )
             court.settle(agent, answer)
             reply = answer.value
-            decision = DECISION_WORDS[reply.decision]
+            decision = majority or DECISION_WORDS[reply.decision]
+            if majority and DECISION_WORDS[reply.decision] != majority:
+                court.warn("judge", "judge_dissent", f"the judge would have ruled {present.DECISION_LABEL[DECISION_WORDS[reply.decision]]}; "
+                           f"the jury's {jury.split()} majority decides")
             score, basis = evidence_confidence(decision, jury, prosecution, defense)
             phrase = reply.answer
             conflict = answer_conflict(decision, phrase, prosecution.motion,
@@ -534,7 +608,7 @@ class DecisionCourt(Procedure):
                 decision=decision, reasoning=reply.reasoning, rationale=reply.rationale,
                 actions=[a.strip() for a in reply.actions if a.strip()], confidence=reply.confidence,
                 answer=plain_answer(decision, phrase), evidence_confidence=score, evidence_basis=basis,
-                decided_by="judge",
+                decided_by="jury" if majority else "judge",
             )
             data = verdict.model_dump(mode="json")
             court.finish(agent, verdict, key="judge", title=f"Judge · {present.VOTE_LABEL.get(decision, 'dismiss')}",
@@ -543,7 +617,7 @@ class DecisionCourt(Procedure):
                          line=f"judge: {verdict.answer}", repaired=answer.repaired)
             stage.state = present.DECISION_LABEL[decision]
             stage.summary = data
-            self._conclude(court, verdict, jury, prosecution, defense)
+            self._conclude(court, verdict, jury, prosecution, defense, judge_spoke=True)
         return verdict
 
     def _jury_reasons(self, jury: Jury) -> str:
@@ -559,7 +633,7 @@ class DecisionCourt(Procedure):
                             reason: str) -> Verdict:
         """The verdict when the judge does not rule: the jury's vote decides, with no judge's figure."""
         async with court.stage("judge", "Judge") as stage:
-            if jury.proceeds_to_judge:
+            if jury.proceeds_to_judge or court.params.rule == "majority":
                 decision = "guilty" if jury.guilty_count > jury.not_guilty_count else "not_guilty"
             else:
                 decision = "not_guilty"
@@ -579,15 +653,17 @@ class DecisionCourt(Procedure):
             self._conclude(court, verdict, jury, prosecution, defense)
         return verdict
 
-    def _conclude(self, court: Court, verdict: Verdict, jury: Jury, prosecution: Prosecution, defense: Defense) -> None:
+    def _conclude(self, court: Court, verdict: Verdict, jury: Jury, prosecution: Prosecution, defense: Defense,
+                  judge_spoke: bool = False) -> None:
         court.keep("verdict", verdict)
         data = verdict.model_dump(mode="json")
         effects = present.challenge_effects([e.model_dump(mode="json") for e in prosecution.exhibits],
                                             defense.model_dump(mode="json"))
         court.conclude(Outcome(
             answer=verdict.answer, label=verdict.decision, polarity=POLARITY[verdict.decision],  # type: ignore[arg-type]
-            decided_by="the jury" if verdict.decided_by == "jury" else "the judge",
-            confidences=confidences(verdict, jury), partial=jury.voted < jury.seated,
+            decided_by=("the jury, with the judge's ruling" if judge_spoke else "the jury")
+            if verdict.decided_by == "jury" else "the judge",
+            confidences=confidences(verdict, jury, judge_spoke), partial=jury.voted < jury.seated,
             markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision},
@@ -630,7 +706,7 @@ class DecisionCourt(Procedure):
         prosecution = self.prosecution_text(None)
         plans: list[tuple[str, Agent, str]] = [
             ("prosecution", self._agent(court, "prosecutor"), self.prosecutor_prompt(court)),
-            ("defense", self._agent(court, "defense"), self.defense_prompt(prosecution, motion)),
+            ("defense", self._agent(court, "defense"), self.defense_prompt(court, prosecution, motion)),
         ]
         record = self.trial_record(prosecution, None)
         for n in range(1, p.jury_size + 1):
@@ -638,7 +714,7 @@ class DecisionCourt(Procedure):
             plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, record)))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
             record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
-            "[one line of reasoning per juror]", p.jury_size > 1)))
+            "[one line of reasoning per juror]", p.jury_size > 1, "guilty")))
         wires = {"prosecutor": ProsecutorReply, "defense": DefenseReply, "juror": JurorReply, "judge": JudgeReply}
         for stage, agent, prompt in plans:
             court.plan_prompt(stage, agent, prompt, wires[agent.role])

@@ -92,34 +92,35 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
 
     Half comes from the jury: the share of votes cast for the decision minus the share
     against, scaled to 0-1 (a 5-0 jury gives 1.0, 3-2 gives 0.6, 2-3 against gives 0.4).
-    Half comes from the exhibits: the share of all filed exhibits that were verified and
-    not refuted by the defense. For a YES that share supports the decision; for a NO its
-    complement does. A dismissal is supported by a split jury and by half-strong evidence.
-    With no exhibit verified at all there is no evidence to speak of: the figure is 0 and
-    says so (``basis["verified"] == 0``), whatever the jury voted.
+    Half comes from the exhibits: the verified exhibits on the decision's side over all
+    verified exhibits (the prosecution's speak for acting, the defense's against), less the
+    prosecution's that the defense refuted with a verified exhibit of its own. A dismissal is
+    supported by a split jury and evenly balanced exhibits. With no exhibit verified on
+    either side there is no evidence to speak of: the figure is 0 and says so.
     """
     cast = jury.voted or 1
     g, n = jury.guilty_count, jury.not_guilty_count
-    total = len(prosecution.exhibits)
-    verified = sum(1 for e in prosecution.exhibits if e.verified)
-    survived = sum(
-        1 for e in prosecution.exhibits
-        if e.verified and not (defense and (c := defense.challenge_for(e.number)) and c.effect == "refutes")
-    )
-    strength = survived / total if total else 0.0
+    own = [e for e in (defense.exhibits if defense else []) if e.verified]
+    refuted = {c.exhibit for c in (defense.exhibit_challenges if defense else []) if c.effect == "refutes"} if own else set()
+    for_yes = sum(1 for e in prosecution.exhibits if e.verified and e.number not in refuted)
+    for_no = len(own)
+    verified = sum(1 for e in prosecution.exhibits if e.verified) + for_no
+    total = for_yes + for_no
     if decision == "guilty":
-        jury_part, exhibit_part = (1 + (g - n) / cast) / 2, strength
+        jury_part, exhibit_part = (1 + (g - n) / cast) / 2, (for_yes / total if total else 0.0)
     elif decision == "not_guilty":
-        jury_part, exhibit_part = (1 + (n - g) / cast) / 2, 1 - strength
+        jury_part, exhibit_part = (1 + (n - g) / cast) / 2, (for_no / total if total else 0.0)
     else:
-        jury_part, exhibit_part = 1 - abs(g - n) / cast, 1 - abs(2 * strength - 1)
+        jury_part, exhibit_part = 1 - abs(g - n) / cast, (1 - abs(for_yes - for_no) / total if total else 0.0)
     value = round(0.5 * jury_part + 0.5 * exhibit_part, 3) if verified else 0.0
     basis = {
         "jury_for": g if decision == "guilty" else n if decision == "not_guilty" else jury.abstain_count,
         "jury_cast": jury.voted,
         "jury_part": round(jury_part, 3),
-        "exhibits_survived": survived,
-        "exhibits_filed": total,
+        "exhibits_survived": for_yes,
+        "exhibits_filed": len(prosecution.exhibits) + len(defense.exhibits if defense else []),
+        "exhibits_for": for_yes,
+        "exhibits_against": for_no,
         "verified": verified,
         "exhibit_part": round(exhibit_part, 3),
     }
@@ -129,6 +130,9 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
 def evidence_basis_text(basis: dict[str, Any]) -> str:
     if "verified" in basis and not basis["verified"]:
         return f"no exhibit verified ({basis.get('exhibits_filed', 0)} filed): the decision rests on argument alone"
+    if "exhibits_against" in basis:
+        return (f"jury {basis['jury_for']} of {basis['jury_cast']} for this decision; verified exhibits: "
+                f"{basis['exhibits_for']} for acting, {basis['exhibits_against']} against")
     return (f"jury {basis.get('jury_for', '?')} of {basis.get('jury_cast', '?')} for this decision; "
             f"{basis.get('exhibits_survived', '?')} of {basis.get('exhibits_filed', '?')} exhibits verified and unrefuted")
 
@@ -136,14 +140,15 @@ def evidence_basis_text(basis: dict[str, Any]) -> str:
 POLARITY = {"guilty": "yes", "not_guilty": "no", "dismissed": "undecided"}
 
 
-def confidences(verdict: Verdict, jury: Jury | None) -> list[Confidence]:
-    """The verdict's confidences, each named by what it measures."""
+def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = None) -> list[Confidence]:
+    """The verdict's confidences, each named by what it measures; the judge's own estimate only
+    when a judge wrote the ruling (by default: when the judge decided)."""
     out: list[Confidence] = []
     if jury is not None:
         share, basis = vote_share(verdict.decision, jury)
         out.append(Confidence(kind="vote_share", label="jury vote share", value=share, basis=basis))
-    out.append(Confidence(kind="evidence", label="evidence verified and unrefuted", value=verdict.evidence_confidence,
+    out.append(Confidence(kind="evidence", label="jury and verified evidence", value=verdict.evidence_confidence,
                           basis=evidence_basis_text(verdict.evidence_basis)))
-    if verdict.decided_by == "judge":
+    if judge_spoke if judge_spoke is not None else verdict.decided_by == "judge":
         out.append(Confidence(kind="self_reported", label="judge's own estimate", value=verdict.confidence))
     return out

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...backends.base import ModelRequest
 from ...case import motion_from
+from .answer import refusal
 
 _SIGNAL = re.compile(
     r"fail|error|bug|todo|fixme|risk|broken|timeout|crash|leak|deadline|cost|\d+%|must|should|"
@@ -138,12 +139,11 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
             "reasoning": (f"The prosecution {'showed verified evidence' if verified else 'argued without verified evidence'} "
                           f"for acting; the defense argued the costs of acting now. The jury voted {split}.{split_note}"),
             "decision": "act" if act else "do not act",
-            "answer": motion if act else f"not yet: {inputs.get('alternative') or 'wait'}",
+            "answer": motion if act else refusal(motion),
             "rationale": (f"The {'prosecution' if act else 'defense'} made the stronger case on "
                           + ("the verified evidence." if verified else "argument alone: no exhibit was verified.")),
             "actions": [f"{motion[:1].upper()}{motion[1:]}", "Record the decision and review the outcome in two weeks"]
-            if act else [],
+            if act else [inputs.get("alternative") or "Revisit the decision once the open points are settled"],
             "confidence": 0.7 if split_note else 0.85,
         }
-    return {}
     return None

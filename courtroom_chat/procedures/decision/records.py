@@ -22,7 +22,7 @@ class Exhibit(BaseModel):
     source_quote: str
     target_quote: str = ""
     harm: str = ""
-    origin: Literal["prosecutor", "case"] = "prosecutor"
+    origin: Literal["prosecutor", "case", "defense"] = "prosecutor"
     verified: bool = False
     location: Location | None = None
     target_location: Location | None = None
@@ -56,6 +56,7 @@ class ExhibitChallenge(BaseModel):
 
 class Defense(BaseModel):
     counter_argument: str
+    exhibits: list[Exhibit] = Field(default_factory=list)  # passages it files for NO, numbered after the prosecution's
     exhibit_challenges: list[ExhibitChallenge] = Field(default_factory=list)
     harm_dispute: str = ""
     alternative: str = ""

@@ -20,8 +20,21 @@ def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: 
         problems.append(Problem("exhibits_missing", "file at least one exhibit quoted exactly from the evidence"))
     if len(reply.exhibits) + filed > max_exhibits:
         problems.append(Problem("exhibits_too_many", f"file at most {max_exhibits} exhibits in all"))
+    problems += quote_problems([ex.source_quote for ex in reply.exhibits], index, first=filed + 1, flagged=flagged)
     for i, ex in enumerate(reply.exhibits, filed + 1):
-        found = index.check(ex.source_quote, min_chars=8)
+        if words(ex.harm) < min_harm_words:
+            problems.append(Problem("harm_specific", (
+                f"exhibit {i}: the harm has {words(ex.harm)} words; state a concrete consequence in at least "
+                f"{min_harm_words} words"
+            )))
+    return problems
+
+
+def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagged: Any = None) -> list[Problem]:
+    """Each quote must stand in the evidence, exactly, and not in a flagged passage."""
+    problems = []
+    for i, quote in enumerate(quotes, first):
+        found = index.check(quote, min_chars=8)
         flag = flagged(found.location.document, found.location.char_start, found.location.char_end) \
             if flagged and found.verified and found.location else None
         if flag is not None:
@@ -32,17 +45,12 @@ def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: 
         if not found.verified:
             if found.nearest:
                 problems.append(Problem("exhibit_quote", (
-                    f'exhibit {i}: the source_quote "{ex.source_quote[:200]}" is not in the evidence; the nearest '
+                    f'exhibit {i}: the source_quote "{quote[:200]}" is not in the evidence; the nearest '
                     f'passage is "{found.nearest.passage[:200]}" at {found.nearest.location.short()} '
                     f"({found.nearest.similarity:.0%} similar). Copy a passage exactly."
                 )))
             else:
                 problems.append(Problem("exhibit_quote", f"exhibit {i}: {found.reason}"))
-        if words(ex.harm) < min_harm_words:
-            problems.append(Problem("harm_specific", (
-                f"exhibit {i}: the harm has {words(ex.harm)} words; state a concrete consequence in at least "
-                f"{min_harm_words} words"
-            )))
     return problems
 
 
@@ -72,7 +80,7 @@ def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, 
 
 
 def juror_problems(reply: JurorReply, min_words: int) -> list[Problem]:
-    n = words(reply.reasoning)
+    n = words(reply.text())
     if n < min_words:
         return [Problem("juror_words", f"the reasoning has {n} words; give at least {min_words} words of reasoning for your vote")]
     return []

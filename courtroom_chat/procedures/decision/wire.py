@@ -48,16 +48,38 @@ class ChallengeReply(BaseModel):
         return v.strip().lower() if isinstance(v, str) else v
 
 
+class DefenseExhibitReply(BaseModel):
+    source_quote: str
+    shows: str = ""  # what the passage shows against acting
+
+
 class DefenseReply(BaseModel):
     counter_argument: str
+    exhibits: list[DefenseExhibitReply] = Field(default_factory=list, max_length=12)
     exhibit_challenges: list[ChallengeReply]
     harm_dispute: str
     alternative: str
 
 
 class JurorReply(BaseModel):
-    reasoning: str
+    """A juror lists the facts on each side before it votes: small models were measured to
+    follow the evidence far better when they name the facts first (see the README)."""
+
+    facts_for: str = ""
+    facts_against: str = ""
+    reasoning: str = ""
     vote: Literal["act", "do not act", "abstain"]
+
+    def text(self) -> str:
+        """The juror's reasoning as the record keeps it: the facts each way, then the weighing."""
+        parts = []
+        if self.facts_for.strip():
+            parts.append(f"For acting: {self.facts_for.strip()}")
+        if self.facts_against.strip():
+            parts.append(f"Against: {self.facts_against.strip()}")
+        if self.reasoning.strip():
+            parts.append(self.reasoning.strip())
+        return "\n".join(parts)
 
     @field_validator("vote", mode="before")
     @classmethod
