@@ -170,7 +170,7 @@ class Court:
         if self._taught is None:
             self._taught = self.procedure.instructions()
         allowed = [self.case.question, *(d.text for d in self.case.context)]
-        return prompt_leaks(reply, self._taught, allowed)
+        return prompt_leaks(reply, self._taught, allowed, min_words=6)
 
     def rng(self, agent: str, purpose: str = "") -> random.Random:
         """A random source for one agent, fixed by the run's seed: the same run seed gives the

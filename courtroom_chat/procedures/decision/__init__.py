@@ -39,7 +39,7 @@ from .answer import (
 )
 from .demo import demo_reply
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
-from .rules import defense_problems, judge_problems, juror_problems, prosecutor_problems, quote_problems
+from .rules import defense_problems, in_order, judge_problems, juror_problems, prosecutor_problems, quote_problems
 from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
 # Outlooks that lean neither way: each weighs both the cost of acting and the cost of not
@@ -318,7 +318,7 @@ class DecisionCourt(Procedure):
             "ExhibitReply.source_quote": {"enum": choices},
             "ExhibitReply.target_quote": {"pattern": text_pattern(0, 240, latin=latin)} if grammar else {"maxLength": 240},
             # Under a grammar, count words (2 spare: the rule counts \w+ runs); else bound characters.
-            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words * 4 + 10, latin=latin)}
+            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words * 3 + 10, latin=latin)}
             if grammar and p.min_harm_words else
             {"minLength": p.min_harm_words * 5, "maxLength": max(400, p.min_harm_words * 30)},
             "harm_analysis": {"pattern": text_pattern(10, 450, latin=latin)} if grammar else {"maxLength": 450},
@@ -399,7 +399,7 @@ class DecisionCourt(Procedure):
             defense = Defense(
                 counter_argument=reply.counter_argument,
                 exhibits=own,
-                exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in reply.exhibit_challenges],
+                exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in in_order(reply.exhibit_challenges, numbers)],
                 harm_dispute=reply.harm_dispute,
                 alternative=reply.alternative,
             )
@@ -487,9 +487,9 @@ class DecisionCourt(Procedure):
         # weighing sentence carries the words the facts may not ("none" is a fair answer).
         least = max(5, p.min_juror_words // 2) if p.min_juror_words else 1
         schema = refine_schema(JurorReply, {
-            "facts_for": {"pattern": word_pattern(1, 120, latin=latin)} if grammar else {"maxLength": 900},
-            "facts_against": {"pattern": word_pattern(1, 120, latin=latin)} if grammar else {"maxLength": 900},
-            "reasoning": {"pattern": word_pattern(least, 100, latin=latin)} if grammar else {"maxLength": 900},
+            "facts_for": {"pattern": word_pattern(1, 90, latin=latin)} if grammar else {"maxLength": 700},
+            "facts_against": {"pattern": word_pattern(1, 90, latin=latin)} if grammar else {"maxLength": 700},
+            "reasoning": {"pattern": word_pattern(least, 80, latin=latin)} if grammar else {"maxLength": 700},
         })
 
         async def sit(agent: Agent, juror: Juror) -> None:
@@ -575,7 +575,7 @@ class DecisionCourt(Procedure):
         schema = refine_schema(JudgeReply, {
             "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,400}} The defense {text}{{10,400}}{on_jury}{text}{{5,300}}$"}
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,240}} The defense {text}{{10,240}}{on_jury}{text}{{5,200}}$"}
             if grammar else {"maxLength": 2400},
             "answer": prose(2, 240),
             "rationale": prose(10, 330),

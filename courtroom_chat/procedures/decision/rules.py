@@ -54,9 +54,19 @@ def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagg
     return problems
 
 
+def in_order(challenges: list[Any], numbers: list[int]) -> list[Any]:
+    """One challenge per admitted exhibit, as the prompt asks ("in order"): when a reply gives
+    exactly one challenge per exhibit but numbers them wrong (a grammar allows a repeated
+    number), they are taken in order rather than asked again."""
+    named = [c.exhibit for c in challenges]
+    if len(challenges) == len(numbers) and sorted(named) != sorted(numbers):
+        return [c.model_copy(update={"exhibit": n}) for c, n in zip(challenges, numbers, strict=True)]
+    return list(challenges)
+
+
 def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, core: set[str]) -> list[Problem]:
     problems = []
-    named = {c.exhibit for c in reply.exhibit_challenges}
+    named = {c.exhibit for c in in_order(reply.exhibit_challenges, [e.number for e in admitted])}
     wanted = {e.number for e in admitted}
     missing = sorted(wanted - named)
     if missing:
