@@ -1,0 +1,85 @@
+"""Does the court follow the evidence? Twenty clear-cut decisions, ten whose evidence plainly
+says Yes and ten plainly No, through the court and the single-call and majority baselines.
+
+    python bench/evidence_following.py --model qwen2.5-coder-1.5b [--limit N] [--baselines single majority]
+
+Prints, per method, the share that follow the evidence each way (Yes cases answered Yes,
+No cases answered No), and for the court whether the exhibits filed include a fact that
+decides the case (bench/evidence_following/facts.json). It runs through the evaluation
+harness (``courtroom eval`` on bench/evidence_following/cases.jsonl), so it is resumable and
+every verdict is a stored run. Figures only: nothing passes or fails on a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from courtroom_chat.config import Settings  # noqa: E402
+from courtroom_chat.evaluation import evaluate  # noqa: E402
+from courtroom_chat.evidence import normalise_text  # noqa: E402
+from courtroom_chat.store import RunStore  # noqa: E402
+
+CASES = HERE / "evidence_following" / "cases.jsonl"
+FACTS = json.loads((HERE / "evidence_following" / "facts.json").read_text())
+
+
+def follows(rows: list[dict], gold: str) -> tuple[int, int]:
+    mine = [r for r in rows if r["gold"] == gold]
+    return sum(r["predicted"] == gold for r in mine), len(mine)
+
+
+def decisive_exhibits(store: RunStore, rows: list[dict]) -> tuple[int, int]:
+    """Court runs whose verified exhibits (either side) quote a fact that decides the case."""
+    hit = total = 0
+    for row in rows:
+        if not row.get("run_id"):
+            continue
+        record = store.read(row["run_id"])
+        quotes = [normalise_text(e["source_quote"]).lower() for key in ("prosecutor", "defense")
+                  for e in (record.outputs.get(key) or {}).get("exhibits", []) if e.get("verified")]
+        facts = [normalise_text(f).lower() for f in FACTS.get(row["item"], [])]
+        total += 1
+        hit += any(f in q for f in facts for q in quotes)
+    return hit, total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--baselines", nargs="*", default=["single", "majority"])
+    parser.add_argument("--runs-dir", default=str(HERE / "results" / "evidence-following-runs"))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    backend = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
+    settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}})
+    started = time.perf_counter()
+    ev = evaluate(str(CASES), baselines=args.baselines, limit=args.limit, seed=args.seed, backend=backend,
+                  settings=settings, progress=True)
+    rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
+    methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
+    print(f"\n## Evidence following: {backend}, {time.strftime('%Y-%m-%d')}\n")
+    print("| method | Yes cases answered Yes | No cases answered No | seconds per item |")
+    print("|---|---|---|---|")
+    for m in methods:
+        mine = [r for r in rows if r["method"] == m and not r.get("framing") == "mirror"]
+        y, ny = follows(mine, "yes")
+        n, nn = follows(mine, "no")
+        seconds = sum(r.get("seconds") or 0 for r in mine) / max(1, len(mine))
+        print(f"| {m} | {y}/{ny} ({y / max(1, ny):.0%}) | {n}/{nn} ({n / max(1, nn):.0%}) | {seconds:.1f} |")
+    court = [r for r in rows if r["method"] == "court" and not r.get("framing") == "mirror"]
+    if court:
+        hit, total = decisive_exhibits(RunStore(args.runs_dir), court)
+        print(f"\nCourt trials whose verified exhibits quote a deciding fact: {hit}/{total}")
+    print(f"\nWall time {time.perf_counter() - started:.0f} s. Full report: {ev.folder / 'report.md'}")
+
+
+if __name__ == "__main__":
+    main()
