@@ -10,6 +10,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -72,6 +73,30 @@ async def test_a_real_trial_on_the_embedded_model(local_settings, runs_dir):
     assert record.cost_usd == 0 and all(c.usage.output_tokens > 0 and c.seconds > 0 for c in record.calls)
     assert sum(c.usage.cache_read_tokens for c in record.calls[1:]) > 0
     json.dumps(record.to_result())  # the whole result serialises
+    # the text reads as written: words spaced, no CJK in an English case, nothing cut mid-word
+    for text in written_text(record):
+        assert not glued(text), text
+        assert not re.search("[\u3000-\u9fff\uac00-\ud7af]", text), text
+
+
+def written_text(record) -> list[str]:
+    """Every free-text field the agents wrote (not the quotes they copied from the evidence)."""
+    out = [record.prosecution.case_statement, record.prosecution.harm_analysis, record.defense.counter_argument,
+           record.defense.harm_dispute, record.defense.alternative, record.verdict.rationale, record.verdict.answer]
+    out += [e.harm for e in record.prosecution.exhibits] + [j.reasoning for j in record.jury.jurors]
+    return [t for t in out if t]
+
+
+def glued(text: str) -> list[str]:
+    """Runs of 25+ letters with no space: words glued together ('whichcouldresultinslowerresponset').
+    Identifiers, paths and URLs (with digits, dots, slashes, underscores or inner capitals) are not words."""
+    return [w for w in re.findall(r"[A-Za-z]{25,}", text) if w.islower()]
+
+
+def test_the_word_spacing_check_catches_glued_words():
+    assert glued("which could result in slower response times") == []
+    assert glued("whichcouldresultinslowerresponset") == ["whichcouldresultinslowerresponset"]
+    assert glued("see HttpClientRetryAfterParser and shopkit/http.py") == []
 
 
 @pytest.mark.real_model
