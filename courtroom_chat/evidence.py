@@ -205,8 +205,12 @@ def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int
     seen: set[str] = set()
     out: list[str] = []
     for doc in documents:
+        title = next((line.strip() for line in doc.text.split("\n") if line.strip()), "")
         for line in doc.text.split("\n"):
             text = line.strip()
+            # Headings and titles state no fact (a prosecutor quoting "# PR #412: …" proves nothing).
+            if text.startswith("#") and doc.kind != "diff" or text.endswith(":") or (text == title and not text.endswith(".")):
+                continue
             if doc.kind == "diff":
                 if text.startswith(("diff --git", "index ", "+++", "---", "@@")):
                     continue  # diff machinery, not evidence

@@ -37,10 +37,13 @@ async def test_label_orders_are_seeded_reproducible_and_differ_between_jurors():
     assert len(set(labels)) > 1, "each juror gets its own order"
     other = await Trial(case(), SETTINGS, store=None, seed=8).run()
     assert other.outputs["orders"] != orders
-    # the prompt lists the labels in the juror's order
+    # the prompt lists the votes, in the motion's own words, in the juror's order
+    phrases = {"act": "merge PR #214 (retry with backoff for the HTTP client) now",
+               "do not act": "do not merge PR #214 (retry with backoff for the HTTP client) now", "abstain": "abstain"}
     first = orders["juror-1"]["labels"]
     text = prompts["juror-1"]
-    assert [text.index(f'- "{label}":') for label in first] == sorted(text.index(f'- "{label}":') for label in first)
+    at = [text.index(f'  - "{phrases[label]}":') for label in first]
+    assert at == sorted(at)
 
 
 async def test_exhibit_order_shuffles_only_when_asked():
@@ -86,7 +89,8 @@ async def test_fragility_decides_again_without_the_most_cited_exhibit():
     found = record.outcome.data["fragility"]
     assert found["removed"] == "exhibit 3" and found["held"] is True
     again = [r for r in backend.calls if r.role == "juror"][5:]  # the second jury
-    assert again and all('3. "' not in r.prompt.split("Exhibits admitted")[1].split("THE DEFENSE")[0] for r in again)
+    assert again and all('\n3. "' not in r.prompt.split("THE JURY:")[0] for r in again)
+    assert all('\n3. "' in r.prompt.split("THE JURY:")[0] for r in backend.calls[2:7] if r.role == "juror")
     assert any(c.stage.startswith("fragility:") for c in record.calls)
     text = replay(parse_events(record.events))
     assert "## Fragility check" in text and "Fragility: without exhibit 3" in text

@@ -59,7 +59,7 @@ async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings)
     assert not exhibit.verified and exhibit.nearest is not None and exhibit.nearest.similarity < 1
     assert "exhibit_unverified" in rules(record)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
-    assert invented not in juror_prompt and "no quote from the evidence was verified" in juror_prompt
+    assert invented not in juror_prompt and "filed by the prosecution:\n(none)" in juror_prompt
     assert record.status == "complete"
 
 
@@ -170,7 +170,7 @@ async def test_output_invalid_twice_fails_the_run_with_the_raw_text(scripted_set
 async def test_a_juror_with_invalid_output_twice_leaves_a_partial_panel(scripted_settings):
     record, _, _ = await trial({"juror-3": {"reasoning": GOOD_REASONING, "vote": "maybe"}}, scripted_settings)
     assert record.jury.voted == 4 and record.jury.jurors[2].status == "failed"
-    assert "field vote" in record.jury.jurors[2].error
+    assert "voted 'maybe', none of the choices" in record.jury.jurors[2].error
 
 
 async def test_code_fences_and_prose_around_json_are_tolerated(scripted_settings):

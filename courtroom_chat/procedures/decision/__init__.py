@@ -20,10 +20,11 @@ from ...backends.base import ModelRequest
 from ...case import motion_from
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
+from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text, quote_choices
 from ...records import Outcome, RunRecord
 from ...replies import text_class, text_pattern
-from ..base import Procedure, Role, literal_pattern, refine_schema, word_pattern
+from ..base import Problem, Procedure, Role, literal_pattern, refine_schema, word_pattern
 from . import present
 from .answer import (
     POLARITY,
@@ -56,10 +57,16 @@ PERSONAS = (
 )
 VOTE_LABELS = ["act", "do not act", "abstain"]
 LABEL_MEANINGS = {
-    "act": 'the answer should be YES: {motion}',
-    "do not act": "the answer should be NO: {refusal}",
+    "act": "if the facts for it weigh more",
+    "do not act": "if the facts against weigh more",
     "abstain": "only if the evidence cannot decide it",
 }
+
+
+def vote_phrases(motion: str) -> dict[str, str]:
+    """What a juror writes for each vote: the motion itself, its refusal, or abstain (plain
+    labels like "act" were measured to confuse small models about which side is which)."""
+    return {"act": lowered(motion), "do not act": refusal(motion), "abstain": "abstain"}
 
 
 class Parameters(BaseModel):
@@ -245,10 +252,26 @@ class DecisionCourt(Procedure):
     def juror_prompt(self, court: Court, number: int, persona: str, motion: str, record: str,
                      labels: list[str] | None = None) -> str:
         p = court.params
-        lines = "\n".join(f'  - "{label}": ' + LABEL_MEANINGS[label].format(motion=motion, refusal=refusal(motion))
-                          for label in labels or VOTE_LABELS)
-        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona, motion=motion,
-                           labels=lines)
+        phrases = vote_phrases(motion)
+        lines = "\n".join(f'  - "{phrases[label]}": {LABEL_MEANINGS[label]}' for label in labels or VOTE_LABELS)
+        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
+                           motion=phrases["act"], refusal=phrases["do not act"], labels=lines)
+
+    def jury_record(self, prosecution: Prosecution | None, defense: Defense | None,
+                    admitted: list[Exhibit] | None = None) -> str:
+        """What the jurors read besides the evidence: each side's claim in one line and the
+        verified exhibits of both, without the advocates' spin (small models were measured to
+        copy it, putting facts against acting under "for")."""
+        if prosecution is None or defense is None:  # dry run
+            return self.render("jury_record", motion="[the motion]", counter_argument="[the defense's counter-argument]",
+                               prosecution_exhibits="[the prosecution's verified exhibits]",
+                               defense_exhibits="[the defense's verified exhibits]")
+        def listed(exhibits: list[Exhibit]) -> str:
+            return "\n".join(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})'
+                             for e in exhibits) or "(none)"
+        return self.render("jury_record", motion=lowered(prosecution.motion), counter_argument=defense.counter_argument,
+                           prosecution_exhibits=listed(admitted if admitted is not None else prosecution.admitted()),
+                           defense_exhibits=listed([e for e in defense.exhibits if e.verified]))
 
     def orders(self, court: Court, agent: str, exhibits: list[Exhibit]) -> tuple[list[str], list[int]]:
         """A juror's own seeded order of the vote labels and of the exhibits (as configured)."""
@@ -463,15 +486,15 @@ class DecisionCourt(Procedure):
     async def deliberate(self, court: Court, prosecution: Prosecution, defense: Defense) -> Jury:
         p = court.params
         admitted = self.admitted(court, prosecution)
-        record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
+        record = self.jury_record(prosecution, defense, admitted)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
         orders = {a.name: self.orders(court, a.name, admitted) for a in agents}
         court.keep("orders", {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()})
         prompts = {}
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
-            seen = record if not p.shuffle_exhibits else self.trial_record(self.prosecution_text(
-                prosecution, sorted(admitted, key=lambda e: numbers.index(e.number))), defense, numbers)
+            seen = record if not p.shuffle_exhibits else self.jury_record(
+                prosecution, defense, sorted(admitted, key=lambda e: numbers.index(e.number)))
             prompts[a.name] = self.juror_prompt(court, n, a.persona, prosecution.motion, seen, labels)
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
                   for n, a in enumerate(agents, 1)]
@@ -492,21 +515,36 @@ class DecisionCourt(Procedure):
             "reasoning": {"pattern": word_pattern(least, 80, latin=latin)} if grammar else {"maxLength": 700},
         })
 
+        phrases = vote_phrases(prosecution.motion)
+
+        def check(reply: JurorReply) -> list[Any]:
+            problems = juror_problems(reply, p.min_juror_words)
+            if reply.label(phrases["act"], phrases["do not act"]) is None:
+                choices = ", ".join(f'"{v}"' for v in phrases.values())
+                problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
+            return problems
+
         async def sit(agent: Agent, juror: Juror) -> None:
-            own = {**schema, "properties": {**schema["properties"], "vote": {**schema["properties"]["vote"],
-                                                                             "enum": orders[agent.name][0]}}}
+            own = {**schema, "properties": {**schema["properties"], "vote": {
+                "type": "string", "enum": [phrases[label] for label in orders[agent.name][0]]}}}
             try:
                 answer = await court.ask(
-                    agent, prompts[agent.name], JurorReply, schema=own,
-                    check=lambda reply: juror_problems(reply, p.min_juror_words),
+                    agent, prompts[agent.name], JurorReply, schema=own, check=check,
                     inputs={"number": juror.number, "persona": juror.persona, "min_words": p.min_juror_words,
-                            "exhibits": [e.model_dump(mode="json") for e in admitted], "motion": prosecution.motion},
+                            "exhibits": [e.model_dump(mode="json") for e in admitted], "motion": prosecution.motion,
+                            "votes": phrases},
                 )
+                label = answer.value.label(phrases["act"], phrases["do not act"])
+                if label is None:  # still no readable vote after the repair: the juror is counted as failed
+                    error = RoleOutputError(f"the juror ({agent.spec}) voted {answer.value.vote!r}, none of the choices",
+                                            agent=agent.name, raw=answer.raw)
+                    court.emit(AgentFailed(stage=agent.stage, agent=agent.name, error=str(error)))
+                    raise error
             except (BackendError, RoleOutputError) as exc:
                 juror.status, juror.error = "failed", str(exc)
             else:
-                court.settle(agent, answer)
-                juror.vote = VOTE_WORDS[answer.value.vote]  # type: ignore[assignment]
+                court.settle(agent, answer, skip={"juror_vote"})
+                juror.vote = VOTE_WORDS[label]  # type: ignore[assignment]
                 juror.reasoning = answer.value.text()
                 juror.status = "voted"
                 data = juror.model_dump(mode="json")

@@ -126,7 +126,7 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
                 "On balance the evidence points one way, although the other side raised fair concerns.",
             ],
         )
-        return {"reasoning": reasoning, "vote": vote}
+        return {"reasoning": reasoning, "vote": (inputs.get("votes") or {}).get(vote, vote)}
     if request.role == "judge":
         verified = bool(inputs.get("verified", True))
         tally = inputs.get("tally", {})

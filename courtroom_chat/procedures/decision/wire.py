@@ -68,7 +68,15 @@ class JurorReply(BaseModel):
     facts_for: str = ""
     facts_against: str = ""
     reasoning: str = ""
-    vote: Literal["act", "do not act", "abstain"]
+    vote: str  # a vote label, or (as jurors are asked) the motion, its refusal, or "abstain"
+
+    def label(self, motion: str, refusal: str) -> str | None:
+        """The vote as act / do not act / abstain: jurors vote with the motion's own words."""
+        def norm(text: str) -> str:
+            return re.sub(r"[\s_\-']+", " ", text.strip().lower()).strip(" .\"")
+
+        said = norm(self.vote)
+        return {norm(motion): "act", norm(refusal): "do not act"}.get(said) or _VOTES.get(said)
 
     def text(self) -> str:
         """The juror's reasoning as the record keeps it: the facts each way, then the weighing."""
@@ -80,11 +88,6 @@ class JurorReply(BaseModel):
         if self.reasoning.strip():
             parts.append(self.reasoning.strip())
         return "\n".join(parts)
-
-    @field_validator("vote", mode="before")
-    @classmethod
-    def _vote(cls, v: Any) -> Any:
-        return _label(v, _VOTES)
 
 
 class JudgeReply(BaseModel):
