@@ -170,6 +170,36 @@ def dry_run_summary(plans: list[dict[str, Any]]) -> str:
             f"estimated cost {dollars(cost) if known else 'unknown for some models'}. No model was called.")
 
 
+def partial_fields_markdown(text: str) -> str:
+    """A reply still streaming, as readable text: its JSON parsed as far as it has arrived
+    (pydantic-core parses partial JSON), each field a bold label and its words so far. Text
+    that is not JSON yet is shown as it is."""
+    from pydantic_core import from_json
+
+    body = text.strip()
+    start = body.find("{")
+    if start == -1:
+        return body
+    try:
+        data = from_json(body[start:], allow_partial="trailing-strings")
+    except ValueError:
+        return body
+    return _fields(data) if isinstance(data, dict) else body
+
+
+def _fields(value: object, depth: int = 0) -> str:
+    """Fields as Markdown: top-level ones as paragraphs, nested objects on one line each."""
+    if isinstance(value, dict):
+        parts = [(str(k).replace("_", " ").capitalize(), _fields(v, depth + 1)) for k, v in value.items()]
+        if depth == 0:
+            return "\n\n".join(f"**{label}:** {text}" if not text.startswith("- ") else f"**{label}:**\n{text}"
+                               for label, text in parts)
+        return " · ".join(f"*{label}:* {text}" for label, text in parts)
+    if isinstance(value, list):
+        return "\n".join(f"- {_fields(item, depth + 1)}" for item in value)
+    return str(value)
+
+
 def agent_head(e: AgentStarted) -> str:
     bits = [f"*{e.persona}*" if e.persona else "", f"`{e.model}`" if e.model else "",
             f"temperature {temperature_text(e.temperature)}"]

@@ -110,3 +110,13 @@ def test_how_sure_claims_no_more_than_was_measured():
     checked = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
                                 "fragility": {"held": True, "summary": "s"}}}
     assert "held under the mirror and fragility checks" in how_sure(checked)[-1]
+
+
+def test_a_streaming_reply_reads_as_fields_not_raw_json():
+    from courtroom_chat.render import partial_fields_markdown
+
+    assert partial_fields_markdown('{"facts_for": "All 1,482 tests pass; both rev') == \
+        "**Facts for:** All 1,482 tests pass; both rev"
+    text = partial_fields_markdown('{"motion": "merge", "exhibits": [{"source_quote": "CI passes", "harm": "x')
+    assert text == "**Motion:** merge\n\n**Exhibits:**\n- *Source quote:* CI passes · *Harm:* x"
+    assert partial_fields_markdown("thinking...") == "thinking..."
