@@ -81,7 +81,7 @@ class Agent:
     @property
     def constrained(self) -> bool:
         """Whether the backend decodes under the JSON schema's grammar (patterns then shape the text)."""
-        return self.backend.constrained_decoding
+        return getattr(self.backend, "constrained_decoding", False)  # a plugin backend may not say
 
     @property
     def model_id(self) -> str:

@@ -9,7 +9,7 @@ config's own validation names what is wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -18,13 +18,14 @@ from pydantic import BaseModel
 class Field:
     key: str  # the [procedures.<name>] key
     label: str
-    kind: str  # slider, switch, text
+    kind: str  # slider, switch, select, text
     initial: Any
     low: float | None = None
     high: float | None = None
     step: float | None = None
     integer: bool = False
     description: str = ""
+    choices: tuple[str, ...] = ()  # for a select
 
 
 def fields(parameters: BaseModel) -> list[Field]:
@@ -36,7 +37,11 @@ def fields(parameters: BaseModel) -> list[Field]:
         bounds = {type(m).__name__: m for m in info.metadata}
         low = getattr(bounds.get("Ge"), "ge", None)
         high = getattr(bounds.get("Le"), "le", None)
-        if isinstance(value, bool):
+        choices = get_args(info.annotation) if get_origin(info.annotation) is Literal else ()
+        if choices:
+            out.append(Field(key, label, "select", value, choices=tuple(map(str, choices)),
+                             description=info.description or ""))
+        elif isinstance(value, bool):
             out.append(Field(key, label, "switch", value, description=info.description or ""))
         elif isinstance(value, (int, float)) and low is not None and high is not None:
             integer = isinstance(value, int)

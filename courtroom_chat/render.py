@@ -224,10 +224,11 @@ class AgentView:
     error: str = ""
 
     def text(self) -> str:
-        """What the agent shows now: its rendering, its failure, or its reply so far."""
+        """What the agent shows now: its rendering, its failure, or its reply so far (as fields)."""
+        retried = "".join(f"\n\n↻ *Asked again: {problems}*" for problems in self.retries)
         if self.status == "failed":
-            return f"**Failed:** {self.error}"
-        body = self.markdown if self.status == "done" else self.stream
+            return f"{self.head}{retried}\n\n**Failed:** {self.error}".strip()
+        body = self.markdown if self.status == "done" else partial_fields_markdown(self.stream)
         note = "\n\n*Repaired: the first reply broke a rule and the agent was asked once more.*" if self.repaired else ""
         return (f"{self.head}\n\n{body}" if self.head else body) + note
 
@@ -338,7 +339,7 @@ class Presenter:
                 agent.stream += e.text
             else:
                 agent.retries.append("; ".join(e.problems))
-                agent.stream += f"\n\n↻ *Asked again: {'; '.join(e.problems)}*\n\n"
+                agent.stream = ""  # the next reply streams afresh
             return self.stages[agent.stage]
         if isinstance(e, AgentFinished):
             view = self.stage(e.stage, e.round)

@@ -24,6 +24,7 @@ from ..config import Settings, load_settings
 from ..engine import Trial
 from ..errors import BudgetExceeded, CourtroomError
 from ..procedures import available
+from ..procedures import get as get_procedure
 from ..store import RunStore
 from .chat_data import ChatDataLayer
 from .chat_inputs import Evidence, apply_values, pasted, read_uploads, settings_values, split_message, widgets
@@ -72,7 +73,7 @@ def _base_settings() -> Settings:
 def _chat_settings() -> tuple[Settings, bool]:
     """The settings of the next trial: config.toml plus this session's panel, and dry run."""
     values = dict(cl.context.session.chat_settings or {})
-    return apply_values(_base_settings(), values), bool(values.get("dry_run"))
+    return apply_values(_base_settings(), values, _procedure()), bool(values.get("dry_run"))
 
 
 def _procedure() -> str:
@@ -208,15 +209,24 @@ async def _ask_for_evidence(question: str) -> Evidence | None:
     return read_uploads([(f.name, f.path) for f in files], _base_settings().limits)
 
 
+async def _settings_panel(kept: dict[str, Any] | None = None) -> Settings:
+    """Send the settings panel of the chat profile's procedure (config.toml read once); a broken
+    config is named in one line and the built-in defaults apply."""
+    procedure = _procedure()
+    try:
+        base = _base_settings()
+    except CourtroomError as exc:
+        await _say(f"**The configuration has a problem:** {exc}. Built-in defaults apply.", error=True)
+        base = Settings()
+    values = {**settings_values(base, procedure), **(kept or {})}
+    await cl.ChatSettings(widgets(values, procedure, base)).send()
+    return base
+
+
 @cl.on_chat_start
 async def start() -> None:
     cl.user_session.set("court", ChatState())
-    try:
-        values = settings_values(_base_settings())
-    except CourtroomError as exc:
-        await _say(f"**The configuration has a problem:** {exc}. Built-in defaults apply.", error=True)
-        values = settings_values(Settings())
-    await cl.ChatSettings(widgets(values)).send()
+    await _settings_panel()
     await _say(WELCOME)
 
 
@@ -262,15 +272,15 @@ async def on_message(message: cl.Message) -> None:
 @cl.on_settings_update
 async def settings_update(values: dict[str, Any]) -> None:
     try:
-        settings = apply_values(_base_settings(), values)
+        settings = apply_values(_base_settings(), values, _procedure())
     except CourtroomError as exc:
         await _say(f"**These settings cannot be used:** {exc}. The next trial will fail until this is fixed.",
                    error=True)
         return
     mode = "dry run (no model is called)" if values.get("dry_run") else "trial"
-    models = ", ".join(f"{role} `{spec}`" for role, spec in settings.models.model_dump().items())
-    await _say(f"Settings saved. Next {mode}: {models}; jury of {settings.parameters.jury_size}, "
-               f"{settings.parameters.jury_threshold} votes to reach the judge.")
+    roles = get_procedure(_procedure()).roles
+    models = ", ".join(f"{role.name} `{settings.model_for(role.name)}`" for role in roles)
+    await _say(f"Settings saved. Next {mode}: {models}.")
 
 
 @cl.set_chat_profiles
@@ -283,12 +293,7 @@ async def profiles(user: Any = None, language: Any = None) -> list[cl.ChatProfil
 async def resume(thread: dict[str, Any]) -> None:
     state = ChatState()
     cl.user_session.set("court", state)
-    try:
-        base = _base_settings()
-    except CourtroomError:
-        base = Settings()
-    values = {**settings_values(base), **(cl.context.session.chat_settings or {})}
-    await cl.ChatSettings(widgets(values)).send()
+    base = await _settings_panel(cl.context.session.chat_settings)
     store = _store(base)
     for run_id in _runs():
         try:

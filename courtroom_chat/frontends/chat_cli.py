@@ -30,7 +30,7 @@ SEEDS = {Path(".chainlit/config.toml"): "config.toml", Path("chainlit.md"): "cha
 
 
 def _say(text: str, stderr: bool = True) -> None:
-    say(text, stderr=stderr)
+    say(text, stderr=stderr, wrap=False)
 
 
 def _is_app_root(path: Path) -> bool:

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import panel
 from ..case import Document, document_from_bytes, pasted_document
-from ..config import ROLES, Limits, Settings
+from ..config import Limits, Settings
 from ..errors import CaseError, ConfigError
+from ..procedures import get as get_procedure
 
 _QUESTION_START = re.compile(
     r"(?i)^(should|shall|can|could|may|must|do|does|did|is|are|was|will|would|have|has|ought)\b"
@@ -28,8 +30,6 @@ PRESETS: dict[str, str] = {  # chat settings label -> model spec for every role
     "Scripted (offline demo)": "scripted",
 }
 PER_ROLE = "Per role (below)"
-ROLE_LABELS = {"prosecutor": "Prosecutor model", "defense": "Defense model", "jury": "Jury model",
-               "judge": "Judge model"}
 
 
 def split_message(text: str) -> tuple[str | None, str | None]:
@@ -83,65 +83,68 @@ def pasted(text: str | None, index: int) -> Evidence:
 # ---------------------------------------------------------------- settings panel
 
 
-def settings_values(settings: Settings, dry_run: bool = False) -> dict[str, Any]:
-    """The panel's values for ``settings`` (the initial values of a new chat)."""
-    p = settings.parameters
+def settings_values(settings: Settings, procedure: str = "decision", dry_run: bool = False) -> dict[str, Any]:
+    """The panel's values for ``settings`` (the initial values of a new chat): a model per role
+    of the procedure, its parameters, the budget and dry run."""
+    proc = get_procedure(procedure)
     return {
         "preset": PER_ROLE,
-        **{f"model_{role}": getattr(settings.models, role) for role in ROLES},
-        "jury_size": p.jury_size,
-        "jury_threshold": p.jury_threshold,
-        "juror_temperature_min": p.juror_temperature_min,
-        "juror_temperature_max": p.juror_temperature_max,
+        **{f"model_{role.name}": str(settings.model_for(role.name)) for role in proc.roles},
+        **{f"param_{f.key}": f.initial for f in panel.fields(settings.procedure_params(procedure))},
         "budget_usd": settings.budget.max_usd,
         "dry_run": dry_run,
     }
 
 
-def apply_values(base: Settings, values: dict[str, Any]) -> Settings:
+def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decision") -> Settings:
     """``base`` with the panel's values applied; a ``ConfigError`` names what is wrong."""
-    merged = {**settings_values(base), **{k: v for k, v in values.items() if v is not None and v != ""}}
+    proc = get_procedure(procedure)
+    merged = {**settings_values(base, procedure), **{k: v for k, v in values.items() if v is not None and v != ""}}
     preset = PRESETS.get(str(merged["preset"]), "")
-    models = {role: preset or str(merged[f"model_{role}"]).strip() or getattr(base.models, role) for role in ROLES}
-
-    def number(key: str, kind: type) -> Any:
+    chosen = {role.name: preset or str(merged[f"model_{role.name}"]).strip() for role in proc.roles}
+    # Only what differs from the config is set, so the panel's values round-trip to the same settings.
+    models = {role: spec for role, spec in chosen.items() if spec != str(base.model_for(role))}
+    params = {}
+    for item in panel.fields(base.procedure_params(procedure)):
         try:
-            value = float(merged[key])
+            params[item.key] = panel.coerce(item, merged[f"param_{item.key}"])
         except (TypeError, ValueError):
-            raise ConfigError(f"chat settings: {key.replace('_', ' ')} must be a number, got {merged[key]!r}") from None
-        return int(round(value)) if kind is int else value
-
-    return base.with_overrides({
-        "models": models,
-        "parameters": {
-            "jury_size": number("jury_size", int),
-            "jury_threshold": number("jury_threshold", int),
-            "juror_temperature_min": number("juror_temperature_min", float),
-            "juror_temperature_max": number("juror_temperature_max", float),
-        },
-        "budget": {"max_usd": number("budget_usd", float)},
-    })
+            raise ConfigError(f"chat settings: {item.label.lower()} must be a number, got "
+                              f"{merged[f'param_{item.key}']!r}") from None
+    try:
+        budget = float(merged["budget_usd"])
+    except (TypeError, ValueError):
+        raise ConfigError(f"chat settings: budget must be a number, got {merged['budget_usd']!r}") from None
+    settings = base.with_overrides({"models": {**base.models, **models}, "budget": {"max_usd": budget}})
+    return settings.with_params(procedure, params)
 
 
-def widgets(values: dict[str, Any]) -> list[Any]:
-    """The chat settings panel, showing ``values``."""
+def widgets(values: dict[str, Any], procedure: str = "decision", settings: Settings | None = None) -> list[Any]:
+    """The chat settings panel for ``procedure``, showing ``values``: its roles' models, then its
+    parameters as sliders (bounded numbers), switches (flags) or text boxes."""
     from chainlit.input_widget import NumberInput, Select, Slider, Switch, TextInput
 
-    return [
+    proc = get_procedure(procedure)
+    out: list[Any] = [
         Select(id="preset", label="Models", values=list(PRESETS), initial_value=str(values["preset"]),
                description="One backend for every role, or each role's model as set below."),
-        *[TextInput(id=f"model_{role}", label=ROLE_LABELS[role], initial=str(values[f"model_{role}"]),
+        *[TextInput(id=f"model_{role.name}", label=f"{role.title} model", initial=str(values[f"model_{role.name}"]),
                     placeholder="backend:model, e.g. anthropic:claude-sonnet-4-6 or ollama:llama3.2")
-          for role in ROLES],
-        Slider(id="jury_size", label="Jury size", initial=int(values["jury_size"]), min=1, max=12, step=1),
-        Slider(id="jury_threshold", label="Votes to act needed to reach the judge",
-               initial=int(values["jury_threshold"]), min=1, max=12, step=1),
-        Slider(id="juror_temperature_min", label="Juror temperature, lowest",
-               initial=float(values["juror_temperature_min"]), min=0, max=2, step=0.05),
-        Slider(id="juror_temperature_max", label="Juror temperature, highest",
-               initial=float(values["juror_temperature_max"]), min=0, max=2, step=0.05),
-        NumberInput(id="budget_usd", label="Budget cap per trial (USD, 0 = none)",
-                    initial=float(values["budget_usd"])),
+          for role in proc.roles],
+    ]
+    for item in panel.fields((settings or Settings()).procedure_params(procedure)):
+        key, value = f"param_{item.key}", values.get(f"param_{item.key}", item.initial)
+        if item.kind == "switch":
+            out.append(Switch(id=key, label=item.label, initial=bool(value)))
+        elif item.kind == "select":
+            out.append(Select(id=key, label=item.label, values=list(item.choices), initial_value=str(value)))
+        elif item.kind == "slider":
+            out.append(Slider(id=key, label=item.label, initial=value, min=item.low, max=item.high, step=item.step))
+        else:
+            out.append(TextInput(id=key, label=item.label, initial=str(value)))
+    out += [
+        NumberInput(id="budget_usd", label="Budget cap per trial (USD, 0 = none)", initial=float(values["budget_usd"])),
         Switch(id="dry_run", label="Dry run: show each role's prompt and estimates, call no model",
                initial=bool(values["dry_run"])),
     ]
+    return out

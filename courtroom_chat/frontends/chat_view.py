@@ -1,16 +1,17 @@
-"""One trial in the chat: engine events -> Chainlit steps and messages, nothing else.
+"""One trial in the chat: engine events -> Chainlit steps and messages, for any procedure.
 
-    Prosecution   step: the prosecutor's text streams in, then its case; one child per exhibit
-    Defense       step: the counter-argument and a challenge under each exhibit
-    Jury          step: the tally as soon as it is known; one child per juror, streaming
-    Judge         step: the ruling; the verdict follows as a message with its actions
+    <Stage>          step: its tally, warnings and closing note  (one per round of a stage held in rounds)
+      <Agent>        child step: its reply streaming as readable fields, then its Markdown
+      <Item>         child step: a checked exhibit or citation
+    outcome          a message with the answer, confidences, How sure, cost and actions
 
-A dry run shows one step per role's prompt and a summary. The layout of every piece comes
-from ``render``, so the chat, the notebook and the Markdown export read alike.
+Everything shown comes from ``render.Presenter``; this module names no role and no stage.
+A dry run shows one step per prompt and a summary.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,9 +20,9 @@ from chainlit.utils import utc_now
 
 from .. import render
 from ..events import Event
+from ..render import Presenter, StageView, partial_fields_markdown
 
-STAGE_OF = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge", "jury": "jury"}
-FENCE = "```text\n"  # raw model text streams inside a code block until the typed output replaces it
+STREAM_INTERVAL = 0.25  # seconds between redraws of a streaming reply
 
 
 @dataclass
@@ -53,21 +54,20 @@ class TrialView:
     def __init__(self, costs: SessionCosts, author: str = "Court"):
         self.costs = costs
         self.author = author
-        self.titles: dict[str, str] = {}  # stage -> title
-        self.stages: dict[str, cl.Step] = {}
-        self.agents: dict[str, cl.Step] = {}  # agent -> the step its text streams into
-        self.notes: dict[str, list[str]] = {}  # stage -> warnings shown under it
-        self.bodies: dict[str, str] = {}  # stage -> its text without the notes
-        self.exhibits: list[dict[str, Any]] = []
-        self.plans: list[dict[str, Any]] = []
-        self.verdict: Any = None
-        self.finished: Any = None
+        self.presenter = Presenter()
+        self.stages: dict[str, cl.Step] = {}  # stage view key -> its step
+        self.agents: dict[str, cl.Step] = {}  # agent -> its step
+        self.drawn: dict[str, float] = {}  # agent -> when its stream was last drawn
         self.verdict_message: cl.Message | None = None
         self.open: list[cl.Step] = []
         # Inside a handler Chainlit runs a step ("on_message") that holds its messages; the
-        # stages join it, so they show before the verdict and not after the whole exchange.
+        # stages join it, so they show before the outcome and not after the whole exchange.
         current = cl.context.current_step
         self.root: str | None = current.id if current else None
+
+    @property
+    def finished(self) -> Any:
+        return self.presenter.finished
 
     # ------------------------------------------------------------------ steps
 
@@ -91,123 +91,93 @@ class TrialView:
             self.open.remove(step)
         await step.update()
 
-    async def _show_stage(self, stage: str, body: str | None = None) -> None:
-        if body is not None:
-            self.bodies[stage] = body
-        step = self.stages.get(stage)
-        if step is None:
-            return
-        notes = self.notes.get(stage, [])
-        step.output = "\n\n".join([self.bodies.get(stage, ""), *(f"⚠️ {n}" for n in notes)]).strip()
+    async def _stage_step(self, view: StageView) -> cl.Step:
+        if view.key not in self.stages:
+            self.stages[view.key] = await self._step(self._stage_name(view), open_=True)
+        return self.stages[view.key]
+
+    @staticmethod
+    def _stage_name(view: StageView) -> str:
+        return f"{view.title} · round {view.round}" if view.round else view.title
+
+    async def _draw_stage(self, view: StageView) -> None:
+        step = await self._stage_step(view)
+        step.output = view.markdown(agents=False, items=False)
         await step.update()
 
     # ------------------------------------------------------------------ events
 
     async def show(self, event: Event) -> None:
+        view = self.presenter.apply(event)
         handler = getattr(self, f"on_{event.type}", None)
         if handler is not None:
-            await handler(event)
+            await handler(event, view)
 
-    async def on_stage_started(self, e: Any) -> None:
-        self.titles[e.stage] = e.title
-        self.stages[e.stage] = await self._step(e.title, open_=True)
+    async def on_stage_started(self, e: Any, view: StageView) -> None:
+        await self._stage_step(view)
 
-    async def on_agent_started(self, e: Any) -> None:
-        head = f"*{e.persona or e.title}* · `{e.model}` · temperature {render.temperature_text(e.temperature)}"
-        if e.agent.startswith("juror-"):
-            step = await self._step(e.title, self.stages.get(e.stage), output=f"{head}\n\n{FENCE}")
-        else:
-            step = self.stages[e.stage]
-            step.output = f"{head}\n\n{FENCE}"
-            await step.update()
-        self.agents[e.agent] = step
+    async def on_agent_started(self, e: Any, view: StageView) -> None:
+        agent = view.agents[e.agent]
+        self.agents[e.agent] = await self._step(agent.title, await self._stage_step(view),
+                                                output=f"{agent.head}\n\n*writing…*")
 
-    async def on_text_delta(self, e: Any) -> None:
-        step = self.agents.get(e.agent)
-        if step is not None:
-            await step.stream_token(e.text)
-
-    async def on_agent_retry(self, e: Any) -> None:
-        step = self.agents.get(e.agent)
-        if step is not None:
-            problems = "; ".join(e.problems)
-            await step.stream_token(f"\n```\n\n↻ *Asked again: {problems}*\n\n{FENCE}")
-
-    async def on_exhibit_checked(self, e: Any) -> None:
-        self.exhibits.append(e.exhibit)
-        await self._step(render.exhibit_title(e.exhibit), self.stages.get("prosecution"),
-                         output=render.exhibit_markdown(e.exhibit), done=True)
-
-    async def on_agent_finished(self, e: Any) -> None:
-        out = e.output
-        if e.agent.startswith("juror-"):
-            step = self.agents[e.agent]
-            step.name = render.juror_title(out)
-            step.output = render.juror_markdown(out)
-            await self._end(step)
-        elif e.agent == "prosecutor":
-            await self._show_stage("prosecution", render.prosecution_markdown(out))
-        elif e.agent == "defense":
-            await self._show_stage("defense", render.defense_markdown(out, self.exhibits))
-        elif e.agent == "judge":
-            await self._show_stage("judge", f"**Ruling:** {out['answer']}\n\n{out['reasoning']}")
-
-    async def on_agent_failed(self, e: Any) -> None:
-        step = self.agents.get(e.agent)
-        if step is None:
+    async def on_text_delta(self, e: Any, view: StageView | None) -> None:
+        step, agent = self.agents.get(e.agent), self.presenter.agent(e.agent)
+        if step is None or agent is None or time.monotonic() - self.drawn.get(e.agent, 0.0) < STREAM_INTERVAL:
             return
-        if e.agent.startswith("juror-"):
-            step.name = f"{step.name} · failed"
-            step.output = f"{step.output.rstrip()}\n\n**Failed:** {e.error}"
-            await self._end(step, error=True)
-        else:
-            await self._show_stage(e.stage, f"**{e.agent.capitalize()} failed:** {e.error}")
+        self.drawn[e.agent] = time.monotonic()
+        step.output = f"{agent.head}\n\n{partial_fields_markdown(agent.stream)}"
+        await step.update()
 
-    async def on_tally_updated(self, e: Any) -> None:
-        tally = render.tally_text(e.guilty, e.not_guilty, e.abstain, e.pending, e.failed, e.seated)
-        await self._show_stage("jury", f"**Tally (act–do not act):** {tally}")
+    async def on_agent_retry(self, e: Any, view: StageView | None) -> None:
+        step = self.agents.get(e.agent)
+        if step is not None:
+            step.output = f"{step.output}\n\n↻ *Asked again: {'; '.join(e.problems)}*"
+            await step.update()
 
-    async def on_warning_raised(self, e: Any) -> None:
-        stage = STAGE_OF.get(e.agent) or ("jury" if e.agent.startswith("juror-") else None)
-        stage = stage if stage in self.stages else next(reversed(self.stages), None)
-        if stage is not None:
-            self.notes.setdefault(stage, []).append(e.message)
-            await self._show_stage(stage)
+    async def on_agent_finished(self, e: Any, view: StageView) -> None:
+        agent = view.agents[e.agent]
+        step = self.agents.get(e.agent) or await self._step(agent.title, await self._stage_step(view))
+        step.name, step.output = agent.title, agent.text()
+        await self._end(step)
 
-    async def on_stage_finished(self, e: Any) -> None:
-        summary = e.summary or {}
-        if e.stage == "judge" and summary.get("decided_by") == "jury":
-            await self._show_stage("judge", f"**No ruling; the jury decides:** {summary.get('answer', '')}\n\n"
-                                            f"{summary.get('reasoning', '')}")
-        step = self.stages.get(e.stage)
+    async def on_agent_failed(self, e: Any, view: StageView) -> None:
+        agent = view.agents[e.agent]
+        step = self.agents.get(e.agent) or await self._step(agent.title, await self._stage_step(view))
+        step.name, step.output = agent.title, agent.text()
+        await self._end(step, error=True)
+
+    async def on_item_checked(self, e: Any, view: StageView) -> None:
+        await self._step(e.title, await self._stage_step(view), output=e.detail, done=True)
+
+    async def on_tally_updated(self, e: Any, view: StageView) -> None:
+        await self._draw_stage(view)
+
+    async def on_warning_raised(self, e: Any, view: StageView | None) -> None:
+        if view is not None:
+            await self._draw_stage(view)
+
+    async def on_stage_finished(self, e: Any, view: StageView) -> None:
+        await self._draw_stage(view)
+        step = self.stages.get(view.key)
         if step is not None:
             await self._end(step)
 
-    async def on_prompt_planned(self, e: Any) -> None:
-        plan = e.model_dump()
-        self.plans.append(plan)
-        await self._step(f"Prompt · {e.agent}", output=render.prompt_markdown(plan), done=True)
+    async def on_prompt_planned(self, e: Any, view: StageView | None) -> None:
+        await self._step(f"Prompt · {e.agent}", output=render.prompt_markdown(e.model_dump()), done=True)
 
-    async def on_verdict_reached(self, e: Any) -> None:
-        self.verdict = e
-
-    async def on_run_finished(self, e: Any) -> None:
-        self.finished = e
+    async def on_run_finished(self, e: Any, view: StageView | None) -> None:
         self.costs.add(e.cost_by_role, e.cost_usd)
-        if self.plans:
-            await cl.Message(content=render.dry_run_summary(self.plans), author=self.author).send()
-        elif e.status == "complete" and self.verdict is not None:
+        if self.presenter.plans:
+            await cl.Message(content=render.dry_run_summary(self.presenter.plans), author=self.author).send()
+        elif e.status == "complete" and self.presenter.outcome is not None:
             await self.send_verdict()
 
     async def send_verdict(self) -> cl.Message:
-        v, e = self.verdict, self.finished
-        content = render.verdict_markdown(
-            v.verdict, split=v.split, jurors_voted=v.jurors_voted, jurors_seated=v.jurors_seated,
-            warnings=v.warnings, cost_by_role=e.cost_by_role, cost_usd=e.cost_usd, cost_known=e.cost_known,
-            session_cost=(dict(self.costs.by_role), self.costs.total), html=False,
-        )
-        self.verdict_message = cl.Message(content=content, author=self.author, actions=verdict_actions(e.run_id),
-                                          metadata={"run_id": e.run_id, "kind": "verdict"})
+        content = self.presenter.outcome_text(html=False, session_cost=(dict(self.costs.by_role), self.costs.total))
+        run_id = self.presenter.finished.run_id
+        self.verdict_message = cl.Message(content=content, author=self.author, actions=verdict_actions(run_id),
+                                          metadata={"run_id": run_id, "kind": "verdict"})
         await self.verdict_message.send()
         return self.verdict_message
 
@@ -216,11 +186,9 @@ class TrialView:
     async def close_open(self, note: str) -> None:
         """Close every step still running (a stop or a failure) with ``note``."""
         for step in list(reversed(self.open)):
-            text = step.output.rstrip()
-            if text.count("```") % 2:  # the raw text was streaming inside a code block
-                text += "\n```"
-            step.output = f"{text}\n\n*{note}*".strip()
+            step.output = f"{step.output.rstrip()}\n\n*{note}*".strip()
             await self._end(step)
 
     def stage_titles(self, stages: list[str]) -> str:
-        return ", ".join(self.titles.get(s, s.capitalize()) for s in stages) or "none"
+        titles = {v.stage: v.title for v in self.presenter.stages.values()}
+        return ", ".join(titles.get(s, s.capitalize()) for s in stages) or "none"

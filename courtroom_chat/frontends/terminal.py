@@ -21,13 +21,16 @@ def console(stderr: bool = True) -> Console:
     return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
 
 
-def say(text: str, style: str = "", *, stderr: bool = True, indent: int = 0) -> None:
-    """Print ``text`` literally, wrapped at the terminal's width (continuation lines indented)."""
+def say(text: str, style: str = "", *, stderr: bool = True, indent: int = 0, wrap: bool = True) -> None:
+    """Print ``text`` literally, wrapped at the terminal's width (continuation lines indented);
+    ``wrap=False`` keeps it one line (a line other programs read, such as a URL)."""
     from rich.text import Text
 
     out = console(stderr)
     body = Text(text, style=style)
-    if indent:
+    if not wrap:
+        out.print(body, soft_wrap=True)
+    elif indent:
         from rich.padding import Padding
 
         out.print(Padding(body, (0, 0, 0, indent)))

@@ -21,7 +21,15 @@ async def one_trial(chat, ui, question=QUESTION, name="test-log.txt"):
     return ui.verdicts()[-1]
 
 
-async def test_export_gives_the_run_record_as_json_and_markdown(chat, runs_dir):
+async def test_export_gives_the_run_record_as_json_and_markdown(chat, runs_dir, monkeypatch):
+    made: list[dict] = []
+    real_file = cl.File
+
+    def capture(**kwargs):
+        made.append(kwargs)
+        return real_file(**kwargs)
+
+    monkeypatch.setattr(cl, "File", capture)
     async with chat.context(chat.session()) as ui:
         verdict = await one_trial(chat, ui)
         run_id = verdict["metadata"]["run_id"]
@@ -33,10 +41,14 @@ async def test_export_gives_the_run_record_as_json_and_markdown(chat, runs_dir):
     message = ui.messages()[-1]
     assert message["output"] == f"The record of run `{run_id}`, as JSON and as Markdown."
     assert all(e["forId"] == message["id"] for e in files.values())
-    # The files hold the stored record, and its Markdown replay.
+    # The exported files hold the stored record, and its Markdown replay.
+    content = {f["name"]: f["content"] for f in made if "content" in f}
+    exported = json.loads(content[f"courtroom-{run_id}.json"])
     record = RunStore(runs_dir).load(run_id)
-    assert json.loads(RunStore(runs_dir).path_for(run_id).read_text())["run_id"] == run_id
-    assert record.case.question == QUESTION
+    assert exported["run_id"] == run_id and exported["case"]["question"] == QUESTION
+    assert exported["outcome"]["answer"] == record.outcome.answer
+    markdown = content[f"courtroom-{run_id}.md"].decode()
+    assert markdown.startswith(f"# {QUESTION}") and record.outcome.answer in markdown and "## Jury" in markdown
 
 
 async def test_actions_refuse_a_run_of_another_conversation(chat):
@@ -106,13 +118,13 @@ async def test_a_resumed_thread_gets_its_settings_actions_and_costs_back(chat, p
     from chainlit.user_session import user_sessions
 
     resumed = chat.session()
-    resumed.chat_settings = {"jury_size": 3, "jury_threshold": 2, "dry_run": True}
+    resumed.chat_settings = {"param_jury_size": 3, "param_jury_threshold": 2, "dry_run": True}
     user_sessions[resumed.id] = dict(thread_state)  # what Chainlit restores from the thread's metadata
     async with chat.context(resumed) as ui2:
         await chat.module.resume({"id": resumed.thread_id, "steps": [], "metadata": thread_state})
         [panel] = [data for name, data in ui2.calls if name == "chat_settings"]
         initial = {w["id"]: w.get("initial") for w in panel}
-        assert initial["jury_size"] == 3 and initial["dry_run"] is True
+        assert initial["param_jury_size"] == 3 and initial["dry_run"] is True
         assert {a["name"] for a in ui2.actions() if a["forId"] == verdict["id"]} == {"export", "rerun", "show_prompts"}
         await chat.module.export(cl.Action(name="export", payload=verdict["metadata"]))
         assert len(ui2.elements()) == 2, "the resumed thread may still export its runs"
@@ -144,7 +156,7 @@ async def test_two_sessions_at_once_never_mix_steps_files_costs_or_records(chat,
         [verdict] = ui.verdicts()
         assert verdict["metadata"]["run_id"] == record.run_id
         assert verdict["output"].startswith(f"## {record.verdict.answer}")
-        exhibits = ui.children(ui.step("Prosecution"))
+        exhibits = [c for c in ui.children(ui.step("Prosecution")) if c["name"].startswith("Exhibit")]
         assert [e["name"] for e in exhibits] == [f"Exhibit {e.number} · {'✅ verified' if e.verified else '❌ unverified'}"
                                                  for e in record.prosecution.exhibits]
         assert {d.name for d in record.case.context} == ({"pr-214.diff"} if record.case.question.startswith("Should I")

@@ -112,10 +112,14 @@ async def test_settings_panel_changes_the_next_trial(chat, runs_dir):
     async with chat.context(session) as ui:
         await chat.module.start()
         [panel] = [data for name, data in ui.calls if name == "chat_settings"]
-        assert {w["id"] for w in panel} >= {"preset", "model_judge", "jury_size", "jury_threshold",
-                                           "juror_temperature_min", "juror_temperature_max", "budget_usd", "dry_run"}
-        values = {**session.chat_settings, "jury_size": 3, "jury_threshold": 2, "juror_temperature_min": 0.5,
-                  "juror_temperature_max": 0.9}
+        ids = {w["id"] for w in panel}  # the decision court's roles and Parameters, generated
+        assert ids >= {"preset", "model_judge", "model_juror", "param_jury_size", "param_jury_threshold", "param_rule",
+                       "param_juror_temperature_min", "param_juror_temperature_max", "budget_usd", "dry_run"}
+        kinds = {w["id"]: w["type"] for w in panel}
+        assert kinds["param_jury_size"] == "slider" and kinds["param_require_exact_quotes"] == "switch"
+        assert kinds["param_rule"] == "select"
+        values = {**session.chat_settings, "param_jury_size": 3, "param_jury_threshold": 2,
+                  "param_juror_temperature_min": 0.5, "param_juror_temperature_max": 0.9}
         session.chat_settings = values
         await chat.module.settings_update(values)
         assert ui.texts()[-1].startswith("Settings saved. Next trial:")
@@ -129,7 +133,7 @@ async def test_settings_panel_changes_the_next_trial(chat, runs_dir):
 
 async def test_invalid_settings_are_refused_with_the_reason(chat):
     async with chat.context(chat.session()) as ui:
-        await chat.module.settings_update({"jury_size": 3, "jury_threshold": 4})
+        await chat.module.settings_update({"param_jury_size": 3, "param_jury_threshold": 4})
         await chat.module.settings_update({"preset": PER_ROLE, "model_judge": "gpt:4"})
 
     bad_size, bad_model = ui.errors()
@@ -146,7 +150,7 @@ async def test_dry_run_shows_every_prompt_and_calls_no_model(chat, backend_facto
 
     backend_factory(never)
     session = chat.session()
-    session.chat_settings = {"dry_run": True, "jury_size": 3, "jury_threshold": 2}
+    session.chat_settings = {"dry_run": True, "param_jury_size": 3, "param_jury_threshold": 2}
     async with chat.context(session) as ui:
         await chat.send(QUESTION, [chat.upload("test-log.txt", LOG)])
 
@@ -173,5 +177,5 @@ def test_panel_values_round_trip_to_settings():
     assert apply_values(base, values) == base
     claude = apply_values(base, {**values, "preset": "Claude (Anthropic API)", "budget_usd": "0.5"})
     assert str(claude.model_for("judge")) == "anthropic:claude-sonnet-4-6" and claude.budget.max_usd == 0.5
-    with pytest.raises(ConfigError, match="jury size must be a number"):
-        apply_values(base, {"jury_size": "many"})
+    with pytest.raises(ConfigError, match="jurors seated must be a number"):
+        apply_values(base, {"param_jury_size": "many"})

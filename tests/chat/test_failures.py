@@ -45,9 +45,10 @@ async def test_invalid_output_twice_is_reported_with_the_role(chat, court_config
     [error] = ui.errors()
     assert "**The trial failed:** the defense (scripted) gave invalid output twice" in error
     assert "Stages finished: Prosecution." in error
-    streamed = "".join(data["token"] for name, data in ui.calls if name == "stream_token")
-    assert "↻ *Asked again: the reply is not valid JSON" in streamed
-    assert ui.step("Defense")["output"].startswith("**Defense failed:** the defense (scripted) gave invalid output")
+    [defense] = ui.children(ui.step("Defense"))
+    assert defense["name"] == "Defense · failed" and defense["isError"]
+    assert "↻ *Asked again: the reply is not valid JSON" in defense["output"]
+    assert "**Failed:** the defense (scripted) gave invalid output" in defense["output"]
     assert_no_verdict_and_no_traceback(ui)
 
 

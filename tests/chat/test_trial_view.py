@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from courtroom_chat import render
+from courtroom_chat.procedures.decision import present
 from courtroom_chat.store import RunStore
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -34,10 +35,11 @@ async def test_trial_shows_four_stages_exhibits_jurors_and_the_verdict(chat, run
     assert top == ["Prosecution", "Defense", "Jury", "Judge"]
     assert all(s.get("end") for s in ui.steps()), "every step is closed when the trial ends"
 
-    prosecution = ui.step("Prosecution")
-    assert prosecution["output"].startswith(f"**Motion:** {record.prosecution.motion}")
-    exhibits = ui.children(prosecution)
-    assert [e["name"] for e in exhibits] == [render.exhibit_title(e.model_dump(mode="json"))
+    children = ui.children(ui.step("Prosecution"))
+    assert children[0]["name"] == "Prosecutor"
+    assert f"**Motion:** {record.prosecution.motion}" in children[0]["output"]
+    exhibits = [c for c in children if c["name"].startswith("Exhibit")]
+    assert [e["name"] for e in exhibits] == [present.exhibit_title(e.model_dump(mode="json"))
                                              for e in record.prosecution.exhibits]
     for shown, exhibit in zip(exhibits, record.prosecution.exhibits, strict=True):
         assert f"> {exhibit.source_quote}" in shown["output"]
@@ -46,25 +48,28 @@ async def test_trial_shows_four_stages_exhibits_jurors_and_the_verdict(chat, run
             loc = exhibit.location
             assert "✅" in shown["name"] and f"`{loc.document}:{loc.line_start}" in shown["output"]
 
-    defense = ui.step("Defense")["output"]
+    [stage] = [s for s in ui.steps() if s["name"] == "Defense" and s.get("parentId") is None]
+    [defense] = [c for c in ui.children(stage) if c["name"] == "Defense"]
     for challenge in record.defense.exhibit_challenges:
-        assert f"**Exhibit {challenge.exhibit}** ({challenge.effect}): {challenge.challenge}" in defense
+        assert f"**Exhibit {challenge.exhibit}** ({challenge.effect}): {challenge.challenge}" in defense["output"]
 
     jury = ui.step("Jury")
     jurors = ui.children(jury)
-    assert [j["name"] for j in jurors] == [render.juror_title(j.model_dump(mode="json")) for j in record.jury.jurors]
+    assert [j["name"] for j in jurors] == [present.juror_title(j.model_dump(mode="json")) for j in record.jury.jurors]
     for shown, juror in zip(jurors, record.jury.jurors, strict=True):
         assert juror.persona in shown["output"] and juror.reasoning in shown["output"]
         assert f"temperature {juror.temperature:.2f}" in shown["output"]
     assert jury["output"] == f"**Tally (act–do not act):** {record.jury.split()}"
 
-    assert record.verdict.reasoning in ui.step("Judge")["output"]
+    [judge] = ui.children(ui.step("Judge"))
+    assert record.verdict.reasoning in judge["output"]
 
     [verdict] = ui.verdicts()
     assert verdict["output"].startswith(f"## {record.verdict.answer}")
     assert verdict["metadata"]["run_id"] == record.run_id
-    assert f"**Decision:** {render.DECISION_LABEL[record.verdict.decision]}" in verdict["output"]
+    assert f"**Decision:** {present.DECISION_LABEL[record.verdict.decision]}" in verdict["output"]
     assert f"**Jury:** {record.jury.split()}" in verdict["output"]
+    assert "**How sure:**" in verdict["output"]
     assert "**This trial:** $0 — prosecutor $0, defense $0, juror $0, judge $0" in verdict["output"]
     assert "**This session:** $0" in verdict["output"]
     assert "<details>" not in verdict["output"], "the chat shows no raw HTML"
@@ -72,17 +77,20 @@ async def test_trial_shows_four_stages_exhibits_jurors_and_the_verdict(chat, run
     assert not ui.errors()
 
 
-async def test_text_streams_and_jurors_deliberate_concurrently(chat, monkeypatch):
-    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "40")
+async def test_replies_stream_as_fields_and_jurors_deliberate_concurrently(chat, monkeypatch):
+    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "400")
     async with chat.context(chat.session()) as ui:
         await chat.send(QUESTION, [chat.upload("pr-214.diff", DIFF)])
 
-    ids = {s["id"]: s["name"] for s in ui.steps()}
-    tokens = [ids[data["id"]] for name, data in ui.calls if name == "stream_token"]
-    assert any(n == "Prosecution" for n in tokens), "the prosecutor's text streams into its step"
-    juror_tokens = [n for n in tokens if n.startswith("Juror")]
-    first_switch = next(i for i, n in enumerate(juror_tokens) if n != juror_tokens[0])
-    assert juror_tokens[0] in juror_tokens[first_switch:], "jurors' tokens interleave: they deliberate at once"
+    steps = {s["id"]: s for s in ui.steps()}
+    jurors = [s for s in steps.values() if s["name"].startswith("Juror")]
+    drafts = [u["output"] for j in jurors for u in ui.updates_of(j["id"])]
+    assert any("**Reasoning:**" in d for d in drafts), "a juror's reply streams as readable fields"
+    assert not any(d.lstrip().startswith("{") or '"vote":' in d for d in drafts), "no raw JSON is shown"
+    order = [steps[data["id"]]["name"] for name, data in ui.calls
+             if name == "update_message" and data.get("id") in steps and steps[data["id"]]["name"].startswith("Juror")]
+    first_switch = next(i for i, n in enumerate(order) if n != order[0])
+    assert order[0] in order[first_switch:], "jurors' drafts interleave: they deliberate at once"
 
     jury = ui.step("Jury")
     tallies = [u["output"] for u in ui.updates_of(jury["id"])]
@@ -108,7 +116,7 @@ async def test_unverified_exhibit_shows_nearest_passage_and_warning(chat, court_
     async with chat.context(chat.session()) as ui:
         await chat.send(QUESTION, [chat.upload("test-log.txt", LOG)])
 
-    first, second = ui.children(ui.step("Prosecution"))
+    first, second = [c for c in ui.children(ui.step("Prosecution")) if c["name"].startswith("Exhibit")]
     assert first["name"] == "Exhibit 1 · ✅ verified"
     assert "**✅ Verified** at `test-log.txt:" in first["output"]
     assert second["name"] == "Exhibit 2 · ❌ unverified"
