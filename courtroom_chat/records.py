@@ -195,6 +195,14 @@ class RunRecord(BaseModel):
         """The headline of a run: what the store indexes and what a runs table shows."""
         o = self.outcome
         votes = (o.data.get("votes") if o else None) or {}
+        split = o.data.get("split") if o else None
+        if not votes:  # no outcome (a failure after the vote): the last tally the run showed
+            tally = next((e for e in reversed(self.events) if e.get("type") == "tally_updated" and "counts" in e), None)
+            if tally is not None:
+                from .events import TallyUpdated
+
+                last = TallyUpdated.model_validate({**tally, "pending": 0})
+                votes, split = dict(last.counts), last.text()
         return {
             "run_id": self.run_id,
             "started_at": self.started_at,
@@ -205,10 +213,12 @@ class RunRecord(BaseModel):
             "polarity": o.polarity if o else None,
             "answer": o.answer if o else None,
             "decided_by": o.decided_by if o else None,
-            "confidence": o.confidences[0].value if o and o.confidences else None,
+            # the judge's own figure where a judge wrote the ruling, else the first one measured
+            "confidence": (o.confidence("self_reported") if o and o.confidence("self_reported") is not None
+                           else o.confidences[0].value if o and o.confidences else None),
             "confidences": {c.kind: c.value for c in o.confidences} if o else {},
             "evidence_confidence": o.confidence("evidence") if o else None,
-            "split": o.data.get("split") if o else None,
+            "split": split,
             "votes": votes,
             "backends": sorted({m.partition(":")[0] for m in self.models.values()}),
             "cost_usd": self.cost_usd,

@@ -23,9 +23,12 @@ from typing import TYPE_CHECKING, Union
 import pandas as pd
 
 from .errors import CourtroomError, InputError
+from .procedures.decision.present import DECISION_LABEL
 from .records import RunRecord
-from .render import DECISION_LABEL, ROLE_ORDER
+
 from .store import RunStore
+
+ROLE_ORDER = ("prosecutor", "defense", "juror", "judge")  # first, in trial order; other procedures' roles follow
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -75,7 +78,10 @@ def runs_frame(source: Source = None, *, limit: int | None = None) -> pd.DataFra
     rows = []
     for r in load(source, limit=limit):
         p, usage, summary = r.prosecution, r.usage(), r.summary()
+        votes = summary["votes"]
         rows.append(summary | {
+            "guilty": votes.get("act"), "not_guilty": votes.get("do not act"), "abstain": votes.get("abstain"),
+            "seated": r.jury.seated if r.jury else None,
             "verdict": summary["decision"],
             "exhibits": len(p.exhibits) if p else None,
             "exhibits_verified": len(p.admitted()) if p else None,
@@ -282,3 +288,69 @@ def plot_verdicts_over_time(source: Source | pd.DataFrame = None, ax: Axes | Non
     ax.set_title("Verdicts over time", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
+
+
+# ---------------------------------------------------------------------- evaluations
+
+_EVAL_COLUMNS = [
+    "eval_id", "dataset", "procedure", "seed", "models", "item", "method", "framing", "question", "gold",
+    "predicted", "correct", "status", "run_id", "error", "cost_usd", "calls", "input_tokens", "output_tokens",
+    "seconds", "finished_at",
+]
+
+
+def _eval_folders(source: str | os.PathLike[str] | None) -> list[str]:
+    """Evaluation folders: of the runs dir in effect, of a runs dir, of its evals/ folder, or one evaluation."""
+    if source is None:
+        from .config import load_settings
+
+        root = os.path.join(str(RunStore.default(load_settings().runs.dir).root), "evals")
+    else:
+        root = os.fspath(source)
+        if os.path.isfile(os.path.join(root, "results.jsonl")):
+            return [root]
+        if os.path.isdir(os.path.join(root, "evals")):
+            root = os.path.join(root, "evals")
+        elif not os.path.isdir(root):
+            raise InputError(f"no evaluations at {root}; give a runs directory or an evaluation's folder")
+    if not os.path.isdir(root):
+        return []
+    return sorted(os.path.join(root, d) for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "results.jsonl")))
+
+
+def eval_frame(source: str | os.PathLike[str] | None = None, *, eval_id: str | None = None) -> pd.DataFrame:
+    """One row per evaluated item, method and framing (``asked``, or ``mirror`` for the negated
+    question) of every stored evaluation (``courtroom eval``), with a ``conf_<name>`` column per
+    named confidence and the ``run_id`` of each court run. ``source``: None (the runs dir in
+    effect), a runs dir, or one evaluation's folder."""
+    import json
+
+    from .evaluation.runner import Results
+
+    rows = []
+    for folder in _eval_folders(source):
+        name = os.path.basename(folder)
+        if eval_id is not None and name != eval_id:
+            continue
+        try:
+            with open(os.path.join(folder, "spec.json"), encoding="utf-8") as f:
+                spec = json.load(f)
+        except (OSError, ValueError):
+            spec = {}
+        for row in Results(folder).rows().values():
+            confidences = {f"conf_{k}": v for k, v in (row.get("confidences") or {}).items()}
+            rows.append({c: row.get(c) for c in _EVAL_COLUMNS} | confidences | {
+                "eval_id": name, "dataset": spec.get("dataset"), "procedure": spec.get("procedure"),
+                "seed": spec.get("seed"), "models": spec.get("model_text"),
+            })
+    frame = pd.DataFrame(rows)
+    for col in _EVAL_COLUMNS:
+        if col not in frame:
+            frame[col] = pd.Series(dtype="object")
+    conf = sorted(c for c in frame.columns if c.startswith("conf_"))
+    frame = frame[_EVAL_COLUMNS + conf]
+    for col in ("cost_usd", "seconds", *conf):
+        frame[col] = frame[col].astype("float64")
+    frame["correct"] = frame["correct"].astype("boolean")
+    frame["finished_at"] = pd.to_datetime(frame["finished_at"], utc=True)
+    return frame

@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from .. import panel
 from ..case import ACCEPTED_SUFFIXES, Case, Document, document_from_bytes, load_case, new_case, pasted_document
-from ..config import ROLES, Settings, load_settings
+from ..config import Settings, load_settings
 from ..engine import Trial
 from ..errors import CaseError, CourtroomError
+from ..procedures import available
+from ..procedures import get as get_procedure
 from ..store import RunStore
 from .notebook_view import TrialView
 
@@ -113,6 +116,7 @@ class Courtroom(widgets.VBox):
         self.stop_button = widgets.Button(description="Stop", icon="stop", disabled=True)
         self.message = widgets.HTML()
         self.view = TrialView()
+        self.view.preview(get_procedure(self.procedure).stages)
         self.accordion, self.progress, self.verdict = self.view.accordion, self.view.progress, self.view.verdict
 
         self.upload.observe(self._on_upload, names="value")
@@ -137,38 +141,65 @@ class Courtroom(widgets.VBox):
     # ------------------------------------------------------------------ the form
 
     def _build_settings(self, settings: Settings, backend: str | None, dry_run: bool) -> None:
-        p = settings.parameters
-        configured = {str(settings.model_for(r)) for r in ROLES}
+        self.procedure_choice = widgets.Dropdown(options=[(info.title, info.name) for info in available()],
+                                                 value=self.procedure, description="Procedure", style=_STYLE,
+                                                 layout=widgets.Layout(width="560px"))
         label = dict(PRESETS)
-        options = [(f"{label['config']} ({', '.join(sorted(configured))})" if k == "config" else label[k], k)
-                   for k, _ in PRESETS]
         preset = "config" if backend is None else backend if backend in label else "custom"
-        self.preset = widgets.Dropdown(options=options, value=preset, description="Models", style=_STYLE,
-                                       layout=widgets.Layout(width="560px"))
-        self.role_models = {
-            role: widgets.Combobox(value=backend if preset == "custom" else getattr(settings.models, role),
-                                   options=MODEL_SUGGESTIONS, ensure_option=False, description=role.capitalize(),
-                                   style=_STYLE, layout=widgets.Layout(width="560px"))
-            for role in ROLES
-        }
-        self.role_box = widgets.VBox(list(self.role_models.values()))
-        self.role_box.layout.display = None if preset == "custom" else "none"
-        self.jury_size = widgets.IntSlider(value=p.jury_size, min=1, max=25, description="Jury size", style=_STYLE)
-        self.threshold = widgets.IntSlider(value=p.jury_threshold, min=1, max=p.jury_size, style=_STYLE,
-                                           description="Threshold", tooltip="votes to act needed to reach the judge")
-        self.temperatures = widgets.FloatRangeSlider(
-            value=(p.juror_temperature_min, p.juror_temperature_max), min=0.0, max=2.0, step=0.05,
-            description="Juror temps", style=_STYLE, tooltip="temperatures spread evenly across the jurors")
+        self.preset = widgets.Dropdown(options=[(label[k], k) for k, _ in PRESETS], value=preset, description="Models",
+                                       style=_STYLE, layout=widgets.Layout(width="560px"))
+        self._custom_backend = backend if preset == "custom" else None
+        self.role_box = widgets.VBox()
+        self.params_box = widgets.VBox()
         self.budget = widgets.BoundedFloatText(value=settings.budget.max_usd, min=0.0, max=10_000.0, step=0.1,
                                                description="Budget (USD)", style=_STYLE,
                                                tooltip="stop before a stage would pass this; 0 means no cap")
         self.dry_run = widgets.Checkbox(value=dry_run, description="Dry run: show every prompt, call no model",
                                         indent=False)
         self.preset.observe(self._on_preset, names="value")
-        self.jury_size.observe(lambda change: setattr(self.threshold, "max", change["new"]), names="value")
-        box = widgets.VBox([self.preset, self.role_box, self.jury_size, self.threshold, self.temperatures,
-                            self.budget, self.dry_run])
+        self.procedure_choice.observe(self._on_procedure, names="value")
+        self._procedure_widgets(settings)
+        box = widgets.VBox([self.procedure_choice, self.preset, self.role_box, self.params_box, self.budget,
+                            self.dry_run])
         self.settings_box = widgets.Accordion(children=[box], titles=("Settings",), selected_index=None)
+
+    def _procedure_widgets(self, settings: Settings) -> None:
+        """A model box per role of the chosen procedure, and its Parameters (panel.fields)."""
+        proc = get_procedure(self.procedure)
+        configured = {str(settings.model_for(r.name)) for r in proc.roles}
+        self.preset.options = [(f"{dict(PRESETS)['config']} ({', '.join(sorted(configured))})" if k == "config"
+                                else dict(PRESETS)[k], k) for k, _ in PRESETS]
+        self.role_models = {
+            role.name: widgets.Combobox(value=self._custom_backend or str(settings.model_for(role.name)),
+                                        options=MODEL_SUGGESTIONS, ensure_option=False, description=role.title,
+                                        style=_STYLE, layout=widgets.Layout(width="560px"))
+            for role in proc.roles
+        }
+        self.role_box.children = list(self.role_models.values())
+        self.role_box.layout.display = None if self.preset.value == "custom" else "none"
+        self.params: dict[str, widgets.Widget] = {}
+        self._fields = {f.key: f for f in panel.fields(settings.procedure_params(self.procedure))}
+        for f in self._fields.values():
+            common = {"description": f.key.replace("_", " "), "style": _STYLE, "tooltip": f.label,
+                      "layout": widgets.Layout(width="560px")}
+            if f.kind == "switch":
+                box: widgets.Widget = widgets.Checkbox(value=bool(f.initial), indent=False,
+                                                       description=f.label)
+            elif f.kind == "select":
+                box = widgets.Dropdown(options=list(f.choices), value=str(f.initial), **common)
+            elif f.kind == "slider" and f.integer:
+                box = widgets.IntSlider(value=int(f.initial), min=int(f.low), max=int(f.high), **common)
+            elif f.kind == "slider":
+                box = widgets.FloatSlider(value=float(f.initial), min=f.low, max=f.high, step=f.step, **common)
+            else:
+                box = widgets.Text(value=str(f.initial), **common)
+            self.params[f.key] = box
+        self.params_box.children = list(self.params.values())
+
+    def _on_procedure(self, change: dict[str, Any]) -> None:
+        self.procedure = change["new"]
+        self._procedure_widgets(self.base_settings)
+        self.view.preview(get_procedure(self.procedure).stages)
 
     def _on_preset(self, change: dict[str, Any]) -> None:
         if change["new"] == "custom":
@@ -177,25 +208,23 @@ class Courtroom(widgets.VBox):
             except CourtroomError:
                 current = self.base_settings
             for role, box in self.role_models.items():
-                box.value = getattr(current.models, role)
+                box.value = str(current.model_for(role))
         self.role_box.layout.display = None if change["new"] == "custom" else "none"
 
     def _model_settings(self, preset: str) -> Settings:
         settings = self.base_settings
         if preset == "custom":
-            return settings.with_overrides({"models": {r: box.value.strip() for r, box in self.role_models.items()}})
+            return settings.with_overrides({"models": {**settings.models,
+                                                       **{r: box.value.strip() for r, box in self.role_models.items()}}})
         if preset != "config":
             return settings.with_backend(preset)
         return settings
 
     def form_settings(self) -> Settings:
         """The settings the form describes (a ``ConfigError`` if they do not validate)."""
-        lo, hi = self.temperatures.value
-        return self._model_settings(self.preset.value).with_overrides({
-            "parameters": {"jury_size": int(self.jury_size.value), "jury_threshold": int(self.threshold.value),
-                           "juror_temperature_min": float(lo), "juror_temperature_max": float(hi)},
-            "budget": {"max_usd": float(self.budget.value)},
-        })
+        values = {key: panel.coerce(self._fields[key], box.value) for key, box in self.params.items()}
+        settings = self._model_settings(self.preset.value).with_overrides({"budget": {"max_usd": float(self.budget.value)}})
+        return settings.with_params(self.procedure, values)
 
     # ------------------------------------------------------------------ evidence
 
@@ -250,10 +279,11 @@ class Courtroom(widgets.VBox):
         except CourtroomError as exc:
             self._say(str(exc), error=True)
             return
-        except Exception as exc:  # a bug: say so in one line, keep the details in the log
-            log.debug("building the trial failed", exc_info=True)
+        except Exception as exc:  # a bug: one line here, the traceback in the log, and it is raised
+            log.error("building the trial failed", exc_info=True)
+            self.error = exc
             self._say(f"internal error: {exc!r}", error=True)
-            return
+            raise
         self.trial, self.result, self.error = trial, None, None
         self._set_running(True)
         try:
@@ -269,9 +299,8 @@ class Courtroom(widgets.VBox):
         self._set_running(False)
         if task.cancelled():  # stopped before the task took its first step: no trial ran
             self._say("Stopped before the trial began; nothing was run or saved.")
-        elif task.exception() is not None:  # nothing should get here: _run catches what it can
+        elif task.exception() is not None:  # a bug, already shown and logged by _run
             self.error = task.exception()
-            self._say(f"internal error: {self.error!r}", error=True)
 
     def _on_stop(self, _button: Any = None) -> None:
         if self.running and self.task is not None:
@@ -290,10 +319,11 @@ class Courtroom(widgets.VBox):
         except CourtroomError as exc:
             self.error = exc
             self._say(f"{exc}{saved}", error=True)
-        except Exception as exc:  # a bug: one line here, the details in the log
-            log.debug("the run failed", exc_info=True)
+        except Exception as exc:  # a bug: one line here, the traceback in the log, and the task fails with it
+            log.error("the run failed", exc_info=True)
             self.error = exc
             self._say(f"internal error: {exc!r}{saved}", error=True)
+            raise
         else:
             if trial.store is not None:
                 self._say(f"Run {trial.run_id} saved; <code>.result</code> holds its record.", markup=True)

@@ -72,7 +72,7 @@ def test_calls_frame_has_one_row_per_call(made):
     first = calls[calls["run_id"] == made[0].run_id]
     assert list(first["agent"]) == ["prosecutor", "defense", *[f"juror-{n}" for n in range(1, 6)], "judge"]
     assert list(first["juror"].dropna()) == [1, 2, 3, 4, 5] and first["juror"].isna().sum() == 3
-    assert list(first["temperature"]) == [0.4, 0.4, 0.3, 0.525, 0.75, 0.975, 1.2, 0.2]
+    assert list(first["temperature"]) == [0.4, 0.4, 0.2, 0.35, 0.5, 0.65, 0.8, 0.2]
     for call, (_, row) in zip(made[0].calls, first.iterrows(), strict=True):
         assert row["input_tokens"] == call.usage.prompt_tokens and row["output_tokens"] == call.usage.output_tokens
         assert row["tokens"] == row["input_tokens"] + row["output_tokens"] and row["seconds"] == call.seconds
@@ -81,7 +81,7 @@ def test_calls_frame_has_one_row_per_call(made):
     juror2 = calls[(calls["run_id"] == made[1].run_id) & (calls["agent"] == "juror-2")]
     assert list(juror2["attempt"]) == [1, 2]
     assert list(juror2["outcome"]) == ["broke rules", "repaired"]
-    assert juror2["problems"].iloc[0] == "the reasoning has 2 words; give at least 50 words of reasoning for your vote"
+    assert juror2["problems"].iloc[0] == "the reasoning has 2 words; give at least 30 words of reasoning for your vote"
     judge = calls[(calls["run_id"] == made[3].run_id) & (calls["role"] == "judge")]
     assert list(judge["outcome"]) == ["failed"] and list(judge["error"]) == ["scripted failure for judge: boom"]
 

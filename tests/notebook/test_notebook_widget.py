@@ -37,18 +37,20 @@ async def test_form_has_every_control(scripted_settings):
     assert w.upload.multiple is True
     assert ".pdf" in w.upload.accept and ".md" in w.upload.accept
     assert [v for _, v in w.preset.options] == ["config", "local", "scripted", "anthropic", "ollama", "custom"]
-    assert (w.jury_size.value, w.threshold.value) == (5, 3)
-    assert w.temperatures.value == (0.3, 1.2)
+    assert [v for _, v in w.procedure_choice.options] == ["decision"]  # from the registry
+    params = w.params  # generated from the procedure's Parameters
+    assert (params["jury_size"].value, params["jury_threshold"].value) == (5, 3)
+    assert type(params["jury_size"]).__name__ == "IntSlider" and type(params["rule"]).__name__ == "Dropdown"
+    assert (params["juror_temperature_min"].value, params["juror_temperature_max"].value) == (0.2, 0.8)
+    assert type(params["require_exact_quotes"]).__name__ == "Checkbox"
     assert w.budget.value == 1.0 and w.dry_run.value is False
     assert w.run_button.disabled is False and w.stop_button.disabled is True
     assert list(w.accordion.titles) == ["Prosecution", "Defense", "Jury", "Judge"]
     assert w.role_box.layout.display == "none"
     w.preset.value = "custom"  # a model per role, prefilled from the settings in effect
     assert w.role_box.layout.display is None
-    assert {r: b.value for r, b in w.role_models.items()} == dict.fromkeys(("prosecutor", "defense", "jury", "judge"),
+    assert {r: b.value for r, b in w.role_models.items()} == dict.fromkeys(("prosecutor", "defense", "juror", "judge"),
                                                                           "scripted")
-    w.jury_size.value = 2
-    assert w.threshold.max == 2 and w.threshold.value == 2
 
 
 async def test_uploaded_files_and_pasted_text_go_on_trial(scripted_settings, store):
@@ -88,9 +90,9 @@ async def test_uploaded_files_and_pasted_text_go_on_trial(scripted_settings, sto
 
     verdict = w.view.verdict_markdown
     assert verdict.startswith(f"## {record.verdict.answer}")
-    assert f"judge {record.verdict.confidence:.0%} · evidence-based {record.verdict.evidence_confidence:.0%}" in verdict
+    assert f"judge's own estimate {record.verdict.confidence:.0%}" in verdict and "**How sure:**" in verdict
     assert "**This trial:** $0 — prosecutor $0, defense $0, juror $0, judge $0" in verdict
-    assert '<details style="margin: 0.5em 0"><summary>Judge' in w.verdict.value  # render's one HTML block
+    assert '<details style="margin: 0.5em 0"><summary>' in w.verdict.value  # render's one HTML block
     assert f"Run {record.run_id} saved" in w.message_text
 
 
@@ -130,11 +132,11 @@ async def test_text_streams_in_while_the_kernel_stays_free(scripted_settings):
     def shown() -> str:
         return w.view.sections["prosecution"].sources.get("prosecutor", "")
 
-    await until(lambda: '"motion"' in shown(), what="the prosecutor's reply to stream in")
+    await until(lambda: "**Motion:**" in shown() and "writing…" in shown(), what="the prosecutor's reply to stream in")
     partial = shown()
-    assert partial.startswith("**Prosecutor** · scripted · temperature 0.40 · writing…")  # the raw reply so far
-    assert "&quot;motion&quot;" in w.view.sections["prosecution"].box.children[0].value
-    assert "**Motion:**" not in w.view.sections["prosecution"].markdown
+    assert partial.startswith("#### Prosecutor\n\n`scripted` · temperature 0.40")
+    assert '"motion"' not in partial and "&quot;motion&quot;" not in w.view.sections["prosecution"].box.children[0].value
+    assert partial.endswith("*writing…*")  # the reply so far, as fields, not raw JSON
     assert w.accordion.titles[0] == "Prosecution · running…"
     seen = ticks
     await until(lambda: ticks > seen + 5, what="other work to run during the trial")
@@ -167,7 +169,7 @@ async def test_stop_cancels_and_saves_the_partial_record(scripted_settings, stor
     assert list(w.accordion.titles) == ["Prosecution · 3 exhibits, 3 verified", "Defense · interrupted",
                                         "Jury · not reached", "Judge · not reached"]
     assert "cut off before it finished" in w.view.sections["defense"].markdown
-    assert "**No verdict** (incomplete)" in w.view.verdict_markdown
+    assert "**No outcome** (incomplete" in w.view.verdict_markdown
     assert w.error is None
 
 
@@ -179,7 +181,7 @@ async def test_a_failing_backend_is_one_readable_line(scripted_settings, store):
     assert w.message_text == (f"Error: scripted failure for defense: the model server went away "
                               f"(partial record saved as run {record.run_id})")
     assert "Traceback" not in w.message.value
-    assert "**defense failed:** scripted failure for defense" in w.view.sections["defense"].markdown
+    assert "**Failed:** scripted failure for defense" in w.view.sections["defense"].markdown
     assert store.load(record.run_id).status == "failed"
     assert w.run_button.disabled is False and w.progress.bar_style == "danger"
     assert str(w.error) == "scripted failure for defense: the model server went away"
@@ -192,10 +194,14 @@ class BrokenBackend(ScriptedBackend):
         raise ZeroDivisionError("division by zero")
 
 
-async def test_a_bug_is_still_one_line_and_run_comes_back(scripted_settings):
+async def test_a_bug_is_one_line_in_the_widget_and_surfaces(scripted_settings, caplog):
     w = Courtroom(ESSAY, scripted_settings, backends={"scripted": BrokenBackend()})
-    record = await run(w)
+    w.run_button.click()
+    with pytest.raises(ZeroDivisionError):  # a bug is not swallowed: the run's task fails with it
+        await w.task
+    record = w.result
     assert record.status == "failed"
+    assert any(r.levelname == "ERROR" and "the run failed" in r.getMessage() for r in caplog.records)
     assert w.message_text.startswith("Error: internal error: ZeroDivisionError('division by zero')")
     assert "\n" not in w.message_text and "Traceback" not in w.message.value
     assert w.run_button.disabled is False and isinstance(w.error, ZeroDivisionError)
@@ -232,11 +238,11 @@ async def test_an_unreadable_upload_names_the_file(scripted_settings):
 
 async def test_form_settings_reach_the_trial(scripted_settings):
     w = Courtroom(ESSAY, scripted_settings)
-    w.jury_size.value, w.threshold.value = 3, 2
-    w.temperatures.value = (0.1, 0.9)
+    w.params["jury_size"].value, w.params["jury_threshold"].value = 3, 2
+    w.params["juror_temperature_min"].value, w.params["juror_temperature_max"].value = 0.1, 0.9
     w.budget.value = 0.5
     record = await run(w)
-    assert record.settings["parameters"]["jury_size"] == 3 and record.settings["budget"]["max_usd"] == 0.5
+    assert record.settings["procedures"]["decision"]["jury_size"] == 3 and record.settings["budget"]["max_usd"] == 0.5
     assert [j.temperature for j in record.jury.jurors] == [0.1, 0.5, 0.9]
     assert record.jury.threshold == 2
     jury = w.view.sections["jury"].markdown
@@ -257,7 +263,7 @@ async def test_dry_run_shows_every_prompt_with_estimates(scripted_settings, stor
         assert f"≈{plan['input_tokens']:,} tokens in, ≈{plan['output_tokens']:,} out" in text
         assert "anthropic:claude-sonnet-4-6" in text and "est. $0.0" in text
         assert plan["messages"][1]["content"][:200] in text
-    assert w.accordion.titles[2] == "Jury · 5 prompts"
+    assert w.accordion.titles[2] == "Jury · 5 prompt(s)"
     assert w.view.status_markdown.startswith("Status: **complete** · dry run, no model called · ")
     assert w.view.verdict_markdown.startswith("**Dry run:** 8 prompts, ≈")
     assert "estimated cost $0.0" in w.view.verdict_markdown and "No model was called." in w.view.verdict_markdown
@@ -294,9 +300,9 @@ def test_a_broken_config_still_gives_a_form(tmp_path, monkeypatch):
     bad.write_text("[parameters]\njury_size = 'many'\n")
     monkeypatch.setenv("COURTROOM_CONFIG", str(bad))
     w = Courtroom()
-    assert w.message_text.startswith(f"Error: {bad}: [parameters] jury_size:")
+    assert w.message_text.startswith(f"Error: {bad}: [procedures.decision] jury_size:")
     assert w.message_text.endswith("(using the built-in defaults)")
-    assert w.jury_size.value == 5
+    assert w.params["jury_size"].value == 5
 
 
 async def test_a_failed_juror_is_shown_and_warned_about_in_the_verdict(scripted_settings):
@@ -305,7 +311,7 @@ async def test_a_failed_juror_is_shown_and_warned_about_in_the_verdict(scripted_
     record = await run(w)
     assert record.status == "complete" and record.jury.voted == 4
     jury = w.view.sections["jury"].markdown
-    assert "**juror-2 failed:** scripted failure for juror-2: out of memory" in jury
+    assert "#### Juror 2 · failed" in jury and "**Failed:** scripted failure for juror-2: out of memory" in jury
     assert "- ⚠️ partial panel: 4 of 5 jurors voted (juror 2 failed: scripted failure for juror-2: out of memory)" in jury
     verdict = w.view.verdict_markdown
     assert f"**Jury:** {record.jury.split()} — partial panel, 4 of 5 jurors" in verdict
@@ -328,7 +334,7 @@ async def test_a_budget_stop_is_explained(scripted_settings, store):
                         rf"past the cap of \$0\.03 \(\[budget\] max_usd\) \(partial record saved as run {record.run_id}\)",
                         w.message_text), w.message_text
     assert w.view.verdict_markdown.startswith("**Budget stop:** budget stop before the jury stage")
-    assert "**No verdict** (stopped)." in w.view.verdict_markdown
+    assert "**No outcome** (stopped" in w.view.verdict_markdown
     assert w.progress.bar_style == "warning" and w.run_button.disabled is False
     assert store.load(record.run_id).status == "stopped"
 

@@ -1,0 +1,44 @@
+"""The notebook half of the procedure contract: every registered procedure, and a toy one the
+test registers, runs through the widget with no front-end code of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom_chat.case import new_case
+from courtroom_chat.config import Settings
+from courtroom_chat.frontends.notebook import Courtroom
+from courtroom_chat.procedures import available
+from tests import toy_procedure
+
+
+def procedures() -> list[str]:
+    toy_procedure.install()
+    try:
+        return [p.name for p in available()]
+    finally:
+        toy_procedure.uninstall()
+
+
+@pytest.fixture(autouse=True)
+def toy():
+    toy_procedure.install()
+    yield
+    toy_procedure.uninstall()
+
+
+@pytest.mark.parametrize("name", procedures())
+async def test_every_procedure_renders_in_the_widget(name):
+    case = new_case("Should we affirm the ruling?")
+    w = Courtroom(case, Settings().with_backend("scripted"), procedure=name, store=False)
+    from courtroom_chat.procedures import get
+
+    assert list(w.accordion.titles) == [title for _, title in get(name).stages]  # the form previews its stages
+    w.run_button.click()
+    await w.task
+    record = w.result
+    assert record.status == "complete" and w.error is None
+    shown = "\n".join(section.markdown for section in w.view.sections.values())
+    finished = [e for e in record.events if e["type"] == "agent_finished"]
+    assert finished and all(e["title"] in shown for e in finished)
+    assert w.view.verdict_markdown.startswith(f"## {record.outcome.answer}") and "**How sure:**" in w.view.verdict_markdown
