@@ -25,7 +25,6 @@ import pandas as pd
 from .errors import CourtroomError, InputError
 from .procedures.decision.present import DECISION_LABEL
 from .records import RunRecord
-
 from .store import RunStore
 
 ROLE_ORDER = ("prosecutor", "defense", "juror", "judge")  # first, in trial order; other procedures' roles follow
