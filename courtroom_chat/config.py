@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .errors import ConfigError
 
 BACKENDS = ("local", "anthropic", "ollama", "scripted")
-DEFAULT_MODEL = "local:qwen2.5-coder-0.5b"
+DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"  # measured to follow the evidence best (README)
 
 
 class ModelSpec(BaseModel):
@@ -89,7 +89,7 @@ class OllamaSettings(_Section):
 
 
 class LocalSettings(_Section):
-    model: str = "qwen2.5-coder-0.5b"
+    model: str = "qwen2.5-coder-1.5b"
     n_ctx: int = Field(8192, ge=512)
     threads: int = Field(0, ge=0)  # 0: one per core
     parallel: int = Field(1, ge=1, le=16)  # decoding slots shared by concurrent calls

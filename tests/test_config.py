@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 def test_shipped_config_equals_the_defaults():
     assert load_settings(ROOT / "config.toml") == Settings()
-    assert str(Settings().model_for("juror")) == "local:qwen2.5-coder-0.5b"
+    assert str(Settings().model_for("juror")) == "local:qwen2.5-coder-1.5b"
 
 
 def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):

@@ -91,10 +91,10 @@ def test_prompts_frame_compares_dry_runs_across_models():
              for m in ("anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5", "local")]
     frame = runs.prompts_frame(plans)
     assert len(frame) == 24 and set(frame["model"]) == {"anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5",
-                                                         "local:qwen2.5-coder-0.5b"}
+                                                         "local:qwen2.5-coder-1.5b"}
     cost = frame.groupby("model")["cost_usd"].sum()
     assert cost["anthropic:claude-haiku-4-5"] < cost["anthropic:claude-sonnet-4-6"]
-    assert cost["local:qwen2.5-coder-0.5b"] == 0
+    assert cost["local:qwen2.5-coder-1.5b"] == 0
     assert frame[frame["model"].str.startswith("anthropic")]["temperature"].isna().all()  # no temperature sent
     # the prompts are the same bytes whatever the model: the estimates differ in price only
     assert frame.groupby("agent")["prompt_chars"].nunique().eq(1).all()
