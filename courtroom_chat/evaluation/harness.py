@@ -1,0 +1,161 @@
+"""``evaluate(...)``: resolve the dataset, plan the units, run them, write the summary and report."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..backends.base import Backend
+from ..config import Settings, load_settings
+from ..errors import InputError
+from ..store import RunStore
+from . import datasets, report
+from .methods import BASELINES
+from .runner import Plan, Reporter, Results, Runner, eval_id, mirror_question, selected_rows, settings_models
+
+
+@dataclass
+class Evaluation:
+    """A finished (or interrupted) evaluation: its folder, summary and Markdown report."""
+
+    eval_id: str
+    folder: Path
+    summary: dict[str, Any]
+    markdown: str
+
+    def accuracy(self) -> dict[str, float | None]:
+        return {m: r["accuracy"] for m, r in self.summary["results"].items()}
+
+
+def _methods(procedure: str | None, baselines: Sequence[str]) -> tuple[str | None, list[str]]:
+    if procedure in (None, "", "none"):
+        procedure = None
+    else:
+        from ..procedures import get
+
+        get(procedure)  # an unknown procedure is refused here, before any item runs
+    chosen = [b for b in dict.fromkeys(baselines) if b != "none"]
+    unknown = [b for b in chosen if b not in BASELINES]
+    if unknown:
+        raise InputError(f"unknown baseline '{unknown[0]}'; use {' or '.join(BASELINES)} (or none)")
+    methods = (["court"] if procedure else []) + chosen
+    if not methods:
+        raise InputError("nothing to evaluate: give a --procedure, a --baseline, or both")
+    return procedure, methods
+
+
+def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequence[str] = ("single",),
+         limit: int | None = None, seed: int = 0, mirror: bool = False, batch: bool = False, workers: int = 1,
+         retry_failed: bool = False, settings: Settings) -> Plan:
+    """What a command asks for, checked before anything runs: every error here is one clear line."""
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be 1 or more, got {limit}")
+    if workers < 1:
+        raise InputError(f"--workers must be 1 or more, got {workers}")
+    procedure, methods = _methods(procedure, baselines)
+    source = datasets.resolve(dataset, seed=seed, limits=settings.limits)
+    items = source.items()[:limit] if limit else source.items()
+    if mirror and not source.yes_no:
+        raise InputError(f"--mirror negates yes/no questions; dataset {source.name} has labels {', '.join(source.labels)}")
+    if batch:
+        if not any(m != "court" for m in methods):
+            raise InputError("--batch sends the baselines as one batch; add --baseline single or majority")
+        for role in ("judge", "jury"):
+            if settings.model_for(role).backend != "anthropic":
+                raise InputError("--batch uses Anthropic's Message Batches API; use --backend anthropic")
+    mirrors = {item.id: mirror_question(item) for item in items} if mirror else {}
+    return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors)
+
+
+def _settings(settings: Settings | None, config: str | Path | None, backend: str | None,
+              runs_dir: str | Path | None) -> Settings:
+    settings = settings or load_settings(config)
+    if backend:
+        settings = settings.with_backend(backend)
+    if runs_dir:
+        settings = settings.with_overrides({"runs": {"dir": str(runs_dir)}})
+    return settings
+
+
+async def evaluate_async(
+    dataset: str,
+    *,
+    procedure: str | None = "decision",
+    baselines: Sequence[str] = ("single",),
+    limit: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    backend: str | None = None,
+    mirror: bool = False,
+    batch: bool = False,
+    retry_failed: bool = False,
+    runs_dir: str | Path | None = None,
+    config: str | Path | None = None,
+    settings: Settings | None = None,
+    backends: dict[str, Backend] | None = None,
+    progress: bool | Reporter = False,
+    batch_poll_seconds: float = 30.0,
+) -> Evaluation:
+    """Run (or resume) an evaluation and return its summary; see ``evaluate``."""
+    settings = _settings(settings, config, backend, runs_dir)
+    the_plan = plan(dataset, procedure=procedure, baselines=baselines, limit=limit, seed=seed, mirror=mirror,
+                    batch=batch, workers=workers, retry_failed=retry_failed, settings=settings)
+    store = RunStore.default(settings.runs.dir)
+    ident = eval_id(the_plan.dataset, the_plan.procedure, seed, settings)
+    results = Results(store.root / "evals" / ident)
+    models = settings_models(settings, the_plan.procedure)
+    meta = {
+        "eval_id": ident, "dataset": the_plan.dataset.name, "procedure": the_plan.procedure, "seed": seed, "dataset_key": the_plan.dataset.key,
+        "models": models, "model_text": ", ".join(sorted(set(models.values()))), "limit": limit,
+        "mirror": mirror, "batch": batch, "runs_dir": str(store.root), "folder": str(results.folder),
+        "updated_at": datetime.now(UTC).isoformat(),
+    }
+    results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
+                                     "items": [i.id for i in the_plan.items]})
+    if progress is True:
+        from .progress import RichReporter
+
+        reporter: Reporter | None = RichReporter()
+    else:
+        reporter = progress or None
+    runner = Runner(the_plan, settings, results.folder, store=store, backends=backends, reporter=reporter,
+                    batch_options={"poll_seconds": batch_poll_seconds})
+    try:
+        await runner.run()
+    finally:  # interrupted or not, what is finished is summarised
+        rows = runner.rows
+        summary = report.summarize(the_plan.dataset, the_plan.methods, selected_rows(the_plan, rows), meta)
+        text = report.markdown(summary)
+        if rows:
+            results.write_json("summary.json", summary)
+            results.write_text("report.md", text)
+    return Evaluation(ident, results.folder, summary, text)
+
+
+def evaluate(dataset: str, **options: Any) -> Evaluation:
+    """Measure a procedure against baselines on a dataset, resumably.
+
+        from courtroom_chat.evaluation import evaluate
+        ev = evaluate("adr", baselines=["single", "majority"], limit=8, backend="scripted")
+        ev.accuracy()          # {'court': 0.5, 'single': 0.625, 'majority': 0.5}
+        print(ev.markdown)     # the report; ev.folder holds summary.json, report.md, results.jsonl
+
+    ``dataset`` is a registered name (``iclr2017``, ``adr``) or a path (a ``.jsonl`` file of
+    ``{question, context, answer}``). Options are those of ``courtroom eval``: procedure,
+    baselines, limit, seed, workers, backend, mirror, batch, retry_failed, runs_dir, config; and
+    ``settings``, ``backends`` (ready backends by spec, as ``Trial`` takes them), ``progress``.
+    Inside a running event loop (a notebook cell) it runs on its own loop in a worker thread;
+    ``await evaluate_async(...)`` keeps the kernel free.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(evaluate_async(dataset, **options))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="courtroom-eval") as pool:
+        return pool.submit(asyncio.run, evaluate_async(dataset, **options)).result()

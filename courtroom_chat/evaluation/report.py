@@ -1,0 +1,224 @@
+"""The evaluation's summary (JSON) and its Markdown report, from the finished result rows.
+
+Per method: accuracy with a 95% Wilson interval (undecided and failed items count wrong), the
+confusion matrix, each label's predicted rate against its true rate, the undecided share, and
+cost, calls, tokens and seconds per item. The court against each baseline, item by item: the
+items it fixed and broke, with McNemar's exact test. Calibration of every named confidence
+(Brier score, a 10-bin reliability table). With ``--mirror``: how often the answers to a
+question and to its negation agree, and how often a method said "No" (or "Yes") to both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..cost import dollars
+from . import stats
+from .datasets import NO, YES, Dataset
+
+UNDECIDED = "undecided"
+
+
+def method_summary(dataset: Dataset, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    right = sum(bool(r["correct"]) for r in rows)
+    low, high = stats.wilson(right, n)
+    confusion = {gold: {label: 0 for label in (*dataset.labels, UNDECIDED)} for gold in dataset.labels}
+    for r in rows:
+        confusion.setdefault(r["gold"], {})
+        key = r["predicted"] if r["predicted"] is not None else UNDECIDED
+        confusion[r["gold"]][key] = confusion[r["gold"]].get(key, 0) + 1
+    predicted = Counter(r["predicted"] for r in rows)
+    true = Counter(r["gold"] for r in rows)
+    rates = {label: {"predicted": predicted[label] / n if n else None, "true": true[label] / n if n else None}
+             for label in dataset.labels}
+    status = Counter(r["status"] for r in rows)
+    costs = [r["cost_usd"] for r in rows]
+    known = [c for c in costs if c is not None]
+
+    def per_item(field: str) -> float | None:
+        return sum(r[field] for r in rows) / n if n else None
+
+    return {
+        "n": n, "correct": right, "accuracy": right / n if n else None, "ci95": [low, high],
+        "confusion": confusion, "label_rates": rates,
+        "yes_rate": rates.get(YES, {}).get("predicted"), "true_yes_rate": rates.get(YES, {}).get("true"),
+        "undecided": status["undecided"], "failed": status["failed"],
+        "undecided_share": (status["undecided"] + status["failed"]) / n if n else None,
+        "cost_usd": sum(known), "cost_known": len(known) == len(costs),
+        "cost_per_item": sum(known) / len(known) if known else None,
+        "calls_per_item": per_item("calls"), "input_tokens_per_item": per_item("input_tokens"),
+        "output_tokens_per_item": per_item("output_tokens"), "seconds_per_item": per_item("seconds"),
+        "calibration": calibration(rows),
+    }
+
+
+def calibration(rows: list[dict[str, Any]], bins: int = 10) -> dict[str, dict[str, Any]]:
+    """Per named confidence: how well it predicts being right (decided items that state it)."""
+    names = sorted({name for r in rows for name in (r.get("confidences") or {})})
+    out = {}
+    for name in names:
+        pairs = [(float(r["confidences"][name]), bool(r["correct"])) for r in rows
+                 if r["predicted"] is not None and r.get("confidences", {}).get(name) is not None]
+        confidences, outcomes = [p[0] for p in pairs], [p[1] for p in pairs]
+        table = stats.reliability(confidences, outcomes, bins)
+        out[name] = {"n": len(pairs), "brier": stats.brier(confidences, outcomes),
+                     "ece": stats.expected_calibration_error(table),
+                     "mean_confidence": sum(confidences) / len(pairs) if pairs else None,
+                     "accuracy": sum(outcomes) / len(pairs) if pairs else None, "reliability": table}
+    return out
+
+
+def compare(court: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> dict[str, Any]:
+    """Item by item on the items both answered: what the court fixed and broke, McNemar's exact p."""
+    theirs = {r["item"]: bool(r["correct"]) for r in baseline}
+    pairs = [(bool(r["correct"]), theirs[r["item"]]) for r in court if r["item"] in theirs]
+    fixed = [r["item"] for r in court if r["item"] in theirs and r["correct"] and not theirs[r["item"]]]
+    broken = [r["item"] for r in court if r["item"] in theirs and not r["correct"] and theirs[r["item"]]]
+    return {
+        "n": len(pairs), "fixed": len(fixed), "broken": len(broken),
+        "both_right": sum(a and b for a, b in pairs), "both_wrong": sum(not a and not b for a, b in pairs),
+        "mcnemar_p": stats.mcnemar_exact(len(fixed), len(broken)), "fixed_items": fixed, "broken_items": broken,
+    }
+
+
+def mirror_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Answers to a question and to its negation, per item: they agree when the words differ
+    (Yes to "accept?" and No to "reject?"). "No to both" is what a model leaning No does, and a
+    plain agreement rate would hide it."""
+    asked = {r["item"]: r for r in rows if r["framing"] == "asked"}
+    mirrored = {r["item"]: r for r in rows if r["framing"] == "mirror"}
+    pairs = [(asked[i]["predicted"], mirrored[i]["predicted"]) for i in asked if i in mirrored]
+    n = len(pairs)
+    counts = {
+        "agree": sum(a is not None and b is not None and a != b for a, b in pairs),
+        "no_to_both": sum(a == NO and b == NO for a, b in pairs),
+        "yes_to_both": sum(a == YES and b == YES for a, b in pairs),
+        "undecided": sum(a is None or b is None for a, b in pairs),
+    }
+    mirror_rows = [mirrored[i] for i in asked if i in mirrored]
+    return {"pairs": n, **counts, **{f"{k}_share": (v / n if n else None) for k, v in counts.items()},
+            "mirror_accuracy": sum(bool(r["correct"]) for r in mirror_rows) / n if n else None}
+
+
+def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
+    asked = [r for r in rows if r["framing"] == "asked"]
+    by_method = {m: [r for r in asked if r["method"] == m] for m in methods}
+    summary: dict[str, Any] = {
+        **meta, "dataset": dataset.name, "labels": list(dataset.labels), "methods": methods,
+        "items": len({r["item"] for r in asked}),
+        "results": {m: method_summary(dataset, by_method[m]) for m in methods},
+        "comparisons": {b: compare(by_method["court"], by_method[b]) for b in methods
+                        if "court" in methods and b != "court"},
+        "mirror": {m: mirror_counts([r for r in rows if r["method"] == m]) for m in methods
+                   if any(r["framing"] == "mirror" and r["method"] == m for r in rows)},
+        "extra": dataset.extra_metrics(rows),
+        "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
+                                        "confidences", "run_id", "error", "cost_usd", "calls", "seconds")} for r in rows],
+    }
+    return summary
+
+
+# ---------------------------------------------------------------------- Markdown
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _answer(row: dict[str, Any] | None) -> str:
+    if row is None:
+        return ""
+    said = row["predicted"] or ("failed" if row["status"] == "failed" else UNDECIDED)
+    return f"{said} {'✓' if row['correct'] else '✗'}"
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    methods, results = summary["methods"], summary["results"]
+    out = [f"# Evaluation {summary['eval_id']}", ""]
+    true_yes = next((r["true_yes_rate"] for r in results.values() if r["n"]), None)
+    out.append(f"Dataset **{summary['dataset']}**, {summary['items']} items · procedure {summary.get('procedure') or '–'} · "
+               f"models {summary.get('model_text', '')} · seed {summary.get('seed')}")
+    out += ["", "Undecided and failed answers count as wrong. Intervals are 95% Wilson intervals.", ""]
+    out.append(f"| method | accuracy | 95% interval | yes-rate (true {_pct(true_yes)}) | undecided | cost / item "
+               "| calls / item | tokens / item | seconds / item |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for m in methods:
+        r = results[m]
+        tokens = None if r["input_tokens_per_item"] is None else r["input_tokens_per_item"] + r["output_tokens_per_item"]
+        cost = dollars(r["cost_per_item"]) + ("" if r["cost_known"] else " (some unknown)")
+        out.append(f"| {m} | {r['correct']}/{r['n']} = {_pct(r['accuracy'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} "
+                   f"| {_pct(r['yes_rate'])} | {r['undecided'] + r['failed']} ({_pct(r['undecided_share'])}) | {cost} "
+                   f"| {_num(r['calls_per_item'])} | {_num(tokens, 0)} | {_num(r['seconds_per_item'])} |")
+    if summary["comparisons"]:
+        out += ["", "## The court against each baseline, item by item", "",
+                "| baseline | items | court fixed | court broke | both right | both wrong | McNemar exact p |",
+                "|---|---|---|---|---|---|---|"]
+        for b, c in summary["comparisons"].items():
+            out.append(f"| {b} | {c['n']} | {c['fixed']} | {c['broken']} | {c['both_right']} | {c['both_wrong']} "
+                       f"| {c['mcnemar_p']:.3g} |")
+    if summary["mirror"]:
+        out += ["", "## Mirror: the negated question, sides swapped", "",
+                "Agree: the two answers differ in word (Yes to one, No to the other), as they should.", "",
+                "| method | pairs | agree | No to both | Yes to both | undecided | accuracy on the mirror |",
+                "|---|---|---|---|---|---|---|"]
+        for m, c in summary["mirror"].items():
+            out.append(f"| {m} | {c['pairs']} | {c['agree']} ({_pct(c['agree_share'])}) | {c['no_to_both']} "
+                       f"({_pct(c['no_to_both_share'])}) | {c['yes_to_both']} ({_pct(c['yes_to_both_share'])}) "
+                       f"| {c['undecided']} | {_pct(c['mirror_accuracy'])} |")
+    out += ["", "## Confusion (rows: gold, columns: predicted)", ""]
+    for m in methods:
+        labels = [*summary["labels"], UNDECIDED]
+        out += [f"**{m}**", "", "| gold | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
+        for gold, counts in results[m]["confusion"].items():
+            out.append(f"| {gold} | " + " | ".join(str(counts.get(label, 0)) for label in labels) + " |")
+        out.append("")
+    calibrated = [(m, name, c) for m in methods for name, c in results[m]["calibration"].items()]
+    if calibrated:
+        out += ["## Calibration of each confidence", "",
+                "Brier: mean squared gap between the confidence and being right (0 is perfect; always 0.5 scores 0.25).",
+                "", "| method | confidence | items | mean confidence | accuracy | Brier | ECE |", "|---|---|---|---|---|---|---|"]
+        for m, name, c in calibrated:
+            out.append(f"| {m} | {name} | {c['n']} | {_num(c['mean_confidence'], 2)} | {_pct(c['accuracy'])} "
+                       f"| {_num(c['brier'], 3)} | {_num(c['ece'], 3)} |")
+        out += ["", "Reliability (bins with items): confidence range → items, mean confidence, observed accuracy.", ""]
+        for m, name, c in calibrated:
+            cells = [f"{b['low']:.1f}–{b['high']:.1f}: {b['n']}, {b['confidence']:.2f}, {b['observed']:.0%}"
+                     for b in c["reliability"] if b["n"]]
+            if cells:
+                out.append(f"- {m} · {name}: " + "; ".join(cells))
+        out.append("")
+    if summary.get("extra"):
+        out += ["## Dataset metrics", ""] + [f"- {k}: {v}" for k, v in summary["extra"].items()] + [""]
+    out += items_table(summary)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def items_table(summary: dict[str, Any]) -> list[str]:
+    methods = summary["methods"]
+    mirrored = bool(summary["mirror"])
+    index = {(r["item"], r["method"], r["framing"]): r for r in summary["rows"]}
+    items = list(dict.fromkeys(r["item"] for r in summary["rows"]))
+    head = ["item", "gold", *methods]
+    if mirrored:
+        head += [f"{m} (mirror)" for m in summary["mirror"]]
+    if "court" in methods:
+        head.append("court run")
+    out = ["## Items", "", "Open a court run with `courtroom show RUN_ID`.", "",
+           "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for item in items:
+        any_row = next(r for r in summary["rows"] if r["item"] == item)
+        gold = any_row["gold"] if any_row["framing"] == "asked" else {YES: NO, NO: YES}.get(any_row["gold"])
+        cells = [item, gold or ""] + [_answer(index.get((item, m, "asked"))) for m in methods]
+        if mirrored:
+            cells += [_answer(index.get((item, m, "mirror"))) for m in summary["mirror"]]
+        if "court" in methods:
+            run = index.get((item, "court", "asked"))
+            cells.append(f"`{run['run_id']}`" if run and run.get("run_id") else "")
+        out.append("| " + " | ".join(cells) + " |")
+    return out

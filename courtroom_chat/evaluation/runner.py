@@ -1,0 +1,257 @@
+"""Run an evaluation: every item through every method, one result line per finished unit.
+
+A unit is (item, method, framing): framing ``asked`` is the dataset's question, ``mirror`` its
+negation with the sides swapped (``--mirror``). Results go to ``<runs>/evals/<eval-id>/
+results.jsonl`` as each unit finishes, so Ctrl-C loses nothing finished and running the same
+command again skips what is done. The eval id comes from the dataset, the procedure, the seed
+and the models, not from ``--limit`` or the baselines: a larger limit or another baseline adds
+to the same evaluation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..backends import BackendPool
+from ..backends.base import Backend
+from ..config import Settings
+from ..errors import InputError
+from ..store import RunStore
+from .datasets import NO, YES, Dataset, Item, stable_seed
+from .methods import BASELINES, Baselines, Prediction, run_baseline, run_court
+
+FRAMINGS = ("asked", "mirror")
+
+
+@dataclass(frozen=True)
+class Unit:
+    item: Item
+    method: str  # court, single, majority
+    framing: str  # asked, mirror
+    question: str
+    gold: str
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.item.id, self.method, self.framing)
+
+    def case(self):  # noqa: ANN201 - a Case
+        if self.framing == "asked":
+            return self.item.case
+        return self.item.case.model_copy(update={"question": self.question})
+
+
+@dataclass
+class Plan:
+    """What one command asks for."""
+
+    dataset: Dataset
+    items: list[Item]
+    methods: list[str]
+    procedure: str | None
+    seed: int = 0
+    mirror: bool = False
+    batch: bool = False
+    workers: int = 1
+    retry_failed: bool = False
+    mirror_questions: dict[str, str] = field(default_factory=dict)
+
+    def units(self) -> list[Unit]:
+        framings = FRAMINGS if self.mirror else FRAMINGS[:1]
+        out = []
+        for item in self.items:
+            for method in self.methods:
+                for framing in framings:
+                    asked = framing == "asked"
+                    out.append(Unit(
+                        item=item, method=method, framing=framing,
+                        question=item.case.question if asked else self.mirror_questions[item.id],
+                        gold=item.gold if asked else flip(item.gold),
+                        seed=stable_seed(self.seed, item.id, method, framing),
+                    ))
+        return out
+
+
+def flip(label: str) -> str:
+    return {YES: NO, NO: YES}[label]
+
+
+def mirror_question(item: Item) -> str:
+    """The negated question, sides swapped: the dataset's own, else ``motion_for(...).mirror_question``."""
+    if item.mirror_question:
+        return item.mirror_question
+    try:
+        from ..motion import motion_for
+    except ImportError:
+        raise InputError("--mirror needs courtroom_chat.motion (motion_for), which this version does not have") from None
+    return motion_for(item.case.question).mirror_question
+
+
+def settings_models(settings: Settings, procedure: str | None) -> dict[str, str]:
+    """The model of each role of ``procedure`` (the decision court's for the baselines alone)."""
+    from ..procedures import get
+
+    return {role.name: str(settings.model_for(role.name)) for role in get(procedure or "decision").roles}
+
+
+def eval_id(dataset: Dataset, procedure: str | None, seed: int, settings: Settings) -> str:
+    """Readable and stable: the same dataset, procedure, seed, models and parameters give the same id."""
+    basis = {
+        "dataset": dataset.key, "procedure": procedure, "seed": seed,
+        "models": settings_models(settings, procedure),
+        "parameters": settings.procedures.get(procedure or "", {}),
+    }
+    digest = hashlib.sha256(json.dumps(basis, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{dataset.name}-{procedure or 'baselines'}-seed{seed}-{digest}"
+
+
+class Results:
+    """The evaluation's folder: ``results.jsonl`` (one line per finished unit; a later line for
+    the same unit wins), ``spec.json``, ``summary.json``, ``report.md``, ``batch.json``."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.path = self.folder / "results.jsonl"
+
+    def rows(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        found: dict[tuple[str, str, str], dict[str, Any]] = {}
+        if not self.path.is_file():
+            return found
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a crash: that unit runs again
+            found[(row["item"], row["method"], row["framing"])] = row
+        return found
+
+    def append(self, row: dict[str, Any]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def write_json(self, name: str, data: Any) -> Path:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.folder / name
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+        os.replace(tmp, target)
+        return target
+
+    def write_text(self, name: str, text: str) -> Path:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.folder / name
+        target.write_text(text, encoding="utf-8")
+        return target
+
+
+def row_for(unit: Unit, prediction: Prediction, dataset: Dataset) -> dict[str, Any]:
+    scored = dataclasses.replace(unit.item, gold=unit.gold)
+    return {
+        "item": unit.item.id, "method": unit.method, "framing": unit.framing, "question": unit.question,
+        "gold": unit.gold, **prediction.as_row(), "correct": dataset.score(scored, prediction.label),
+        "seed": unit.seed, "finished_at": datetime.now(UTC).isoformat(),
+    }
+
+
+class Reporter:
+    """Progress callbacks; the default says nothing. See ``progress.RichReporter``."""
+
+    def start(self, plan: Plan, done_items: int, folder: Path) -> None: ...
+
+    def unit_done(self, row: dict[str, Any], done_items: int, accuracy: dict[str, tuple[int, int]]) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Runner:
+    def __init__(self, plan: Plan, settings: Settings, folder: Path, *, store: RunStore | None,
+                 backends: dict[str, Backend] | None = None, reporter: Reporter | None = None,
+                 batch_options: dict[str, Any] | None = None):
+        self.plan, self.settings, self.store, self.backends = plan, settings, store, backends
+        self.results = Results(folder)
+        self.reporter = reporter or Reporter()
+        self.batch_options = batch_options or {}
+        self.rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    def pending(self, units: Sequence[Unit]) -> list[Unit]:
+        def finished(unit: Unit) -> bool:
+            row = self.rows.get(unit.key)
+            return row is not None and not (self.plan.retry_failed and row["status"] == "failed")
+
+        return [u for u in units if not finished(u)]
+
+    def accuracy(self) -> dict[str, tuple[int, int]]:
+        """Right and scored, per method, over the asked questions finished so far."""
+        wanted = {i.id for i in self.plan.items}
+        out: dict[str, tuple[int, int]] = {}
+        for (item, method, framing), row in self.rows.items():
+            if framing == "asked" and item in wanted and method in self.plan.methods:
+                right, n = out.get(method, (0, 0))
+                out[method] = (right + bool(row["correct"]), n + 1)
+        return out
+
+    def done_items(self, units: Sequence[Unit]) -> int:
+        open_items = {u.item.id for u in self.pending(units)}
+        return sum(1 for i in self.plan.items if i.id not in open_items)
+
+    def record(self, unit: Unit, prediction: Prediction, units: Sequence[Unit]) -> None:
+        row = row_for(unit, prediction, self.plan.dataset)
+        self.results.append(row)
+        self.rows[unit.key] = row
+        self.reporter.unit_done(row, self.done_items(units), self.accuracy())
+
+    async def run(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        self.rows = self.results.rows()
+        units = self.plan.units()
+        todo = self.pending(units)
+        self.reporter.start(self.plan, self.done_items(units), self.results.folder)
+        pool = BackendPool(self.settings, self.backends)
+        baselines = Baselines(self.settings, pool)
+        gate = asyncio.Semaphore(max(1, self.plan.workers))
+
+        async def one(unit: Unit) -> None:
+            async with gate:
+                if unit.method == "court":
+                    prediction = await run_court(unit.case(), settings=self.settings, procedure=self.plan.procedure or "",
+                                                 store=self.store, backends=self.backends)
+                else:
+                    prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed)
+            self.record(unit, prediction, units)
+
+        batched = [u for u in todo if self.plan.batch and u.method in BASELINES]
+        jobs = [one(u) for u in todo if not (self.plan.batch and u.method in BASELINES)]
+        if batched:
+            from .batch import run_batch
+
+            jobs.append(run_batch(batched, baselines, self.results,
+                                  lambda unit, prediction: self.record(unit, prediction, units), **self.batch_options))
+        tasks = [asyncio.ensure_future(job) for job in jobs]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)  # trials save their partial records
+            await pool.aclose()
+            self.reporter.stop()
+        return self.rows
+
+
+def selected_rows(plan: Plan, rows: dict[tuple[str, str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+    """The finished rows of this command's items and methods, in item order."""
+    order = {item.id: n for n, item in enumerate(plan.items)}
+    kept = [r for (item, method, _), r in rows.items() if item in order and method in plan.methods]
+    return sorted(kept, key=lambda r: (order[r["item"]], plan.methods.index(r["method"]), FRAMINGS.index(r["framing"])))

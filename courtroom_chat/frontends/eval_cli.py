@@ -1,0 +1,55 @@
+"""``courtroom eval DATASET``: measure a procedure against baselines on labelled decisions.
+
+Registered in ``cli.py`` with ``app.command("eval")(eval_command)``. A thin front end: it
+parses options, shows the progress bar and prints the report; ``evaluation.evaluate`` does
+the work. Exit codes as for ``courtroom run``: 0 done, 1 interrupted or failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def eval_command(
+    dataset: str = typer.Argument(..., help="iclr2017, adr, or a .jsonl file of {question, context, answer} lines."),
+    procedure: str = typer.Option("decision", "--procedure", "-p", help="The procedure to measure (none: baselines only)."),
+    baseline: list[str] = typer.Option(["single"], "--baseline", help="single or majority; repeat for both (none: the court alone)."),
+    limit: int | None = typer.Option(None, "--limit", "-n", help="Only the first N items (a balanced sample for iclr2017)."),
+    seed: int = typer.Option(0, "--seed", help="Seeds the sample and every item's and method's own seed."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Items run concurrently."),
+    backend: str | None = typer.Option(None, "--backend", "-b", help="Every role and baseline on one backend: local, scripted, anthropic[:model], ollama[:model]."),
+    mirror: bool = typer.Option(False, "--mirror", help="Also ask each negated question, sides swapped, and report agreement."),
+    batch: bool = typer.Option(False, "--batch", help="Send the baselines through Anthropic's Message Batches API (half price)."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the items that failed last time."),
+    config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
+) -> None:
+    """Measure a procedure against single-call and majority-vote baselines on decisions with known outcomes."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from ..errors import CourtroomError, InputError
+    from ..evaluation.harness import evaluate
+    from .terminal import fail
+
+    try:
+        result = evaluate(dataset, procedure=procedure, baselines=baseline, limit=limit, seed=seed, workers=workers,
+                          backend=backend, mirror=mirror, batch=batch, retry_failed=retry_failed, config=config,
+                          runs_dir=runs_dir, progress=True)
+    except KeyboardInterrupt:
+        fail("interrupted; every finished item is kept: run the same command to resume", 1)
+    except CourtroomError as exc:
+        fail(str(exc), exc.exit_code if isinstance(exc, InputError) else 1)
+    console = Console(highlight=False, soft_wrap=True)
+    headline = result.markdown.split("\n## Items", 1)[0]
+    console.print(Markdown(headline))
+    Console(stderr=True, highlight=False).print(f"report: {result.folder / 'report.md'}")
+
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.command("eval")(eval_command)
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,128 @@
+"""The report end to end on the scripted backend, the CLI, and ``runs.eval_frame``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from courtroom_chat import runs
+from courtroom_chat.evaluation import evaluate
+from courtroom_chat.evaluation.report import compare, method_summary
+from courtroom_chat.frontends.eval_cli import eval_command
+from courtroom_chat.store import RunStore
+
+
+def test_report_end_to_end_on_the_scripted_backend(fixtures, runs_dir):
+    ev = evaluate(str(fixtures / "adrs.json"), baselines=["single", "majority"], backend="scripted")
+    assert ev.folder == runs_dir / "evals" / ev.eval_id
+    assert {p.name for p in ev.folder.iterdir()} == {"spec.json", "results.jsonl", "summary.json", "report.md"}
+    summary = json.loads((ev.folder / "summary.json").read_text())
+    assert summary["methods"] == ["court", "single", "majority"] and summary["items"] == 4
+    court = summary["results"]["court"]
+    assert court["n"] == 4 and court["true_yes_rate"] == 0.5
+    assert sum(sum(row.values()) for row in court["confusion"].values()) == 4
+    assert {"evidence", "vote_share"} <= set(court["calibration"])  # "judge" too when the judge ruled
+    assert len(court["calibration"]["evidence"]["reliability"]) == 10
+    assert set(summary["comparisons"]) == {"single", "majority"}
+    store = RunStore(runs_dir)
+    for row in summary["rows"]:
+        if row["method"] == "court":  # each item links to its stored run
+            record = store.load(row["run_id"])
+            assert record.status == "complete" and record.case.question.startswith("Should we choose")
+    text = (ev.folder / "report.md").read_text()
+    assert text == ev.markdown
+    for heading in ("| method | accuracy | 95% interval | yes-rate (true 50%)", "## The court against each baseline",
+                    "## Confusion", "## Calibration of each confidence", "## Items"):
+        assert heading in text
+    run_ids = [r["run_id"] for r in summary["rows"] if r["method"] == "court"]
+    assert all(f"`{run_id}`" in text for run_id in run_ids)
+
+
+def test_method_summary_and_comparison_by_hand():
+    from courtroom_chat.evaluation.datasets import Dataset
+
+    def row(item, gold, predicted, status="decided", **conf):
+        return {"item": item, "gold": gold, "predicted": predicted, "correct": predicted == gold, "status": status,
+                "confidences": conf, "cost_usd": 0.01, "calls": 8, "input_tokens": 1000, "output_tokens": 200,
+                "seconds": 40.0}
+
+    court = [row("a", "yes", "yes", judge=0.9), row("b", "yes", "no", judge=0.6), row("c", "no", "no", judge=0.8),
+             row("d", "no", None, "failed")]
+    single = [row("a", "yes", "no"), row("b", "yes", "yes"), row("c", "no", "yes"), row("d", "no", "no")]
+    s = method_summary(Dataset(), court)
+    assert (s["correct"], s["n"], s["accuracy"], s["failed"], s["undecided_share"]) == (2, 4, 0.5, 1, 0.25)
+    assert s["confusion"] == {"yes": {"yes": 1, "no": 1, "undecided": 0}, "no": {"yes": 0, "no": 1, "undecided": 1}}
+    assert (s["yes_rate"], s["true_yes_rate"]) == (0.25, 0.5)
+    assert (s["cost_per_item"], s["calls_per_item"], s["seconds_per_item"]) == (pytest.approx(0.01), 8, 40)
+    judge = s["calibration"]["judge"]
+    assert judge["n"] == 3 and judge["brier"] == pytest.approx((0.01 + 0.36 + 0.04) / 3)
+    c = compare(court, single)
+    assert (c["fixed"], c["broken"], c["both_right"], c["both_wrong"]) == (2, 2, 0, 0)
+    assert c["fixed_items"] == ["a", "c"] and c["broken_items"] == ["b", "d"] and c["mcnemar_p"] == 1.0
+
+
+def test_eval_frame_loads_every_evaluation(fixtures, runs_dir):
+    evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2)
+    evaluate(str(fixtures / "adrs.json"), procedure="none", baselines=["majority"], backend="scripted", limit=2, seed=1)
+    frame = runs.eval_frame()
+    assert len(frame) == 6 and frame["eval_id"].nunique() == 2
+    assert set(frame["method"]) == {"court", "single", "majority"} and set(frame["dataset"]) == {"adr"}
+    assert {"conf_evidence", "conf_vote_share"} <= set(frame.columns)
+    assert frame.loc[frame["method"] == "court", "run_id"].notna().all()
+    assert str(frame["correct"].dtype) == "boolean" and str(frame["finished_at"].dtype).startswith("datetime64")
+    one = runs.eval_frame(runs_dir, eval_id=frame["eval_id"].iloc[0])
+    assert one["eval_id"].nunique() == 1
+    assert len(runs.eval_frame(runs_dir / "evals" / one["eval_id"].iloc[0])) == len(one)
+
+
+def test_eval_frame_of_no_evaluations_is_empty_with_columns(runs_dir):
+    frame = runs.eval_frame()
+    assert frame.empty and "predicted" in frame.columns
+
+
+# ---------------------------------------------------------------------- the command
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+    app.command("eval")(eval_command)
+
+    @app.command()
+    def other() -> None:  # a group, as in courtroom: ``eval`` is a subcommand
+        pass
+
+    return app
+
+
+def test_cli_runs_prints_the_table_and_resumes(fixtures, runs_dir):
+    runner = CliRunner()
+    args = ["eval", str(fixtures / "adrs.json"), "--backend", "scripted", "--baseline", "single",
+            "--baseline", "majority", "--limit", "2", "--seed", "3", "--runs-dir", str(runs_dir)]
+    result = runner.invoke(_cli(), args)
+    assert result.exit_code == 0, result.output
+    assert "accuracy" in result.stdout and "McNemar" in result.stdout and "report: " in result.stderr
+    assert "results in" in result.stderr
+    again = runner.invoke(_cli(), args)
+    assert again.exit_code == 0 and "2 items already finished; resuming" in again.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["iclr2018"], "unknown dataset 'iclr2018'; use one of iclr2017, adr"),
+    (["missing.jsonl"], "dataset file not found: missing.jsonl"),
+    (["adr", "--baseline", "triple"], "unknown baseline 'triple'"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(args, message):
+    result = CliRunner().invoke(_cli(), ["eval", *args, "--backend", "scripted"])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_cli_malformed_jsonl_names_the_line(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question": "Ship?", "context": [], "answer": "yes"}\n{oops}\n', encoding="utf-8")
+    result = CliRunner().invoke(_cli(), ["eval", str(path), "--backend", "scripted"])
+    assert result.exit_code == 2 and f"{path} line 2: not valid JSON" in result.stderr

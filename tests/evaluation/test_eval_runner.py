@@ -1,0 +1,132 @@
+"""Resumable and safe: results per unit, finished units skipped, an interruption loses nothing finished."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.errors import InputError
+from courtroom_chat.evaluation.harness import evaluate_async
+from courtroom_chat.store import RunStore
+
+
+class Stalling:
+    """A backend that answers ``after`` calls through ``inner``, then hangs until cancelled."""
+
+    def __init__(self, inner: ScriptedBackend, after: int):
+        self.inner, self.after, self.count = inner, after, 0
+        self.name, self.model = inner.name, inner.model
+        self.accepts_temperature, self.price_provider = inner.accepts_temperature, inner.price_provider
+        self.constrained_decoding, self.context_window = inner.constrained_decoding, inner.context_window
+        self.stalled = asyncio.Event()
+
+    def estimate_tokens(self, text: str) -> int:
+        return self.inner.estimate_tokens(text)
+
+    async def complete(self, request, on_text=None):  # noqa: ANN001, ANN201
+        self.count += 1
+        if self.count > self.after:
+            self.stalled.set()
+            await asyncio.Event().wait()
+        return await self.inner.complete(request, on_text)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _lines(folder) -> list[dict]:
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+async def test_a_larger_limit_adds_to_the_same_evaluation(fixtures, runs_dir):
+    backend = ScriptedBackend()
+    options = dict(baselines=["single"], backend="scripted", backends={"scripted": backend})
+    first = await evaluate_async(str(fixtures / "adrs.json"), limit=2, **options)
+    calls_after_first = len(backend.calls)
+    again = await evaluate_async(str(fixtures / "adrs.json"), limit=2, **options)
+    assert len(backend.calls) == calls_after_first  # nothing ran twice
+    assert again.summary["results"] == first.summary["results"]
+    more = await evaluate_async(str(fixtures / "adrs.json"), limit=4, **options)
+    assert more.eval_id == first.eval_id and more.summary["items"] == 4
+    rows = _lines(more.folder)
+    assert len(rows) == 8 and len({(r["item"], r["method"]) for r in rows}) == 8
+    asked = {r.case.question for r in backend.calls[calls_after_first:]}
+    assert asked == {'Should we choose "Use Kafka"?', 'Should we choose "Use RabbitMQ"?'}  # only the new items
+
+
+async def test_an_interrupted_evaluation_keeps_what_finished_and_resumes(fixtures, runs_dir):
+    stalling = Stalling(ScriptedBackend(), after=10)  # the first trial's 8 calls, then 2 of the second
+    task = asyncio.ensure_future(evaluate_async(str(fixtures / "adrs.json"), procedure="decision", baselines=["none"],
+                                                backend="scripted", backends={"scripted": stalling}))
+    await asyncio.wait_for(stalling.stalled.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    folder = next((runs_dir / "evals").iterdir())
+    rows = _lines(folder)
+    assert [(r["item"], r["method"]) for r in rows] == [("adr-0001-option1", "court")]
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["results"]["court"]["n"] == 1  # the report covers what finished
+    statuses = sorted(r["status"] for r in RunStore(runs_dir).list())
+    assert statuses == ["complete", "incomplete"]  # the cancelled trial kept its partial record
+
+    backend = ScriptedBackend()
+    done = await evaluate_async(str(fixtures / "adrs.json"), procedure="decision", baselines=["none"],
+                                backend="scripted", backends={"scripted": backend})
+    assert done.summary["results"]["court"]["n"] == 4
+    assert len(backend.calls) == 3 * 8  # only the three unfinished items ran
+    assert len(_lines(folder)) == 4
+
+
+async def test_failed_items_count_wrong_are_kept_and_can_be_retried(fixtures, runs_dir):
+    failing = ScriptedBackend(script={"single": {"$error": "server went away"}})
+    options = dict(procedure="none", baselines=["single"], backend="scripted", limit=2)
+    ev = await evaluate_async(str(fixtures / "adrs.json"), backends={"scripted": failing}, **options)
+    result = ev.summary["results"]["single"]
+    assert (result["correct"], result["failed"], result["undecided_share"]) == (0, 2, 1.0)
+    assert "failed ✗" in ev.markdown
+    ev = await evaluate_async(str(fixtures / "adrs.json"), backends={"scripted": failing}, **options)
+    assert len(failing.calls) == 2  # failed items are finished results: not re-run by default
+    healthy = ScriptedBackend(script={"single": {"reasoning": "r", "decision": "yes", "confidence": 0.9}})
+    ev = await evaluate_async(str(fixtures / "adrs.json"), backends={"scripted": healthy}, retry_failed=True, **options)
+    assert len(healthy.calls) == 2 and ev.summary["results"]["single"]["correct"] == 1
+    assert len(_lines(ev.folder)) == 4  # the retried lines follow the failed ones; the later wins
+
+
+async def test_seeds_are_deterministic_per_item_and_method(fixtures, runs_dir):
+    options = dict(procedure="none", baselines=["single", "majority"], backend="scripted", limit=2)
+    a = await evaluate_async(str(fixtures / "adrs.json"), seed=5, **options)
+    seeds = {(r["item"], r["method"]): r["seed"] for r in _lines(a.folder)}
+    assert len(set(seeds.values())) == 4
+    b = await evaluate_async(str(fixtures / "adrs.json"), seed=6, **options)
+    assert b.eval_id != a.eval_id and a.eval_id.startswith("adr-baselines-seed5-")
+    import shutil
+
+    shutil.rmtree(a.folder)
+    c = await evaluate_async(str(fixtures / "adrs.json"), seed=5, **options)
+    assert {(r["item"], r["method"]): r["seed"] for r in _lines(c.folder)} == seeds
+
+
+async def test_workers_run_items_concurrently(fixtures, runs_dir, monkeypatch):
+    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "200")
+    options = dict(procedure="none", baselines=["single"], backend="scripted", limit=4)
+    started = asyncio.get_running_loop().time()
+    await evaluate_async(str(fixtures / "adrs.json"), workers=4, **options)
+    assert asyncio.get_running_loop().time() - started < 0.7  # four 200 ms calls at once, not in a row
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(baselines=["triple"]), "unknown baseline 'triple'; use single or majority (or none)"),
+    (dict(procedure="supreme"), "unknown procedure 'supreme'"),
+    (dict(procedure="none", baselines=["none"]), "nothing to evaluate"),
+    (dict(limit=0), "--limit must be 1 or more"),
+    (dict(batch=True), "--batch uses Anthropic's Message Batches API; use --backend anthropic"),
+    (dict(batch=True, baselines=["none"]), "--batch sends the baselines as one batch"),
+])
+async def test_bad_options_are_refused_before_anything_runs(fixtures, runs_dir, options, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        await evaluate_async(str(fixtures / "adrs.json"), backend="scripted", **options)
+    assert not (runs_dir / "evals").exists()
