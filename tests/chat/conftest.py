@@ -385,11 +385,15 @@ class ChatPage:
             self.page.set_input_files("#upload-button-input", [str(f) for f in files])
             for f in files:
                 self.page.locator("#attachments").get_by_text(f.name).wait_for()
-        self.page.fill("#chat-input", question)
+        # Typed key by key: Chainlit 2.12's input is a content-editable box whose state follows key
+        # events, and a programmatic fill left it empty.
+        self.page.click("#chat-input")
+        self.page.keyboard.type(question)
         self.page.click("#chat-submit")
 
     def step(self, name: str) -> Any:
-        return self.page.locator(f'[id="step-{name}"]')
+        """The first step of that name (a stage comes before an agent named like it: "Defense")."""
+        return self.page.locator(f'[id="step-{name}"]').first
 
     def screenshot(self, name: str) -> None:
         OUTPUT.mkdir(parents=True, exist_ok=True)

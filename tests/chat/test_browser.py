@@ -61,7 +61,7 @@ def test_dry_run_shows_prompts_and_calls_no_model(open_chat, chat_server):
     chat = open_chat()
     before = len(chat_server.runs_saved())
     chat.page.click("#chat-settings-open-modal")
-    chat.page.locator("[role=dialog] [role=switch]").click()
+    chat.page.locator("[role=dialog] #dry_run").click()  # the panel also holds the procedure's own switches
     chat.page.get_by_role("button", name="Confirm").click()
     chat.page.get_by_text("Settings saved. Next dry run").wait_for()
     chat.ask("Should I publish the essay now?", [CASE / "pr-214.md"])
