@@ -116,7 +116,7 @@ async def test_concurrent_calls_and_trials_do_not_mix(local_settings):
         assert json.loads(reply.text) == {"word": word}
         assert "".join(streamed[word]) == reply.text  # each stream carried only its own tokens
 
-    small = local_settings.with_overrides({"parameters": {"jury_size": 2, "jury_threshold": 1}})
+    small = local_settings.with_params("decision", {"jury_size": 2, "jury_threshold": 1})
     cases = [
         new_case("Should we adopt the new logo?", [pasted_document(
             "The new logo tested better with 70% of customers.\nPrinting costs rise by 4000 EUR.", 1)]),
