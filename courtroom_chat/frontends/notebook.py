@@ -167,8 +167,10 @@ class Courtroom(widgets.VBox):
         """A model box per role of the chosen procedure, and its Parameters (panel.fields)."""
         proc = get_procedure(self.procedure)
         configured = {str(settings.model_for(r.name)) for r in proc.roles}
+        chosen = self.preset.value  # new options reset a Dropdown to its first one: keep the choice
         self.preset.options = [(f"{dict(PRESETS)['config']} ({', '.join(sorted(configured))})" if k == "config"
                                 else dict(PRESETS)[k], k) for k, _ in PRESETS]
+        self.preset.value = chosen
         self.role_models = {
             role.name: widgets.Combobox(value=self._custom_backend or str(settings.model_for(role.name)),
                                         options=MODEL_SUGGESTIONS, ensure_option=False, description=role.title,

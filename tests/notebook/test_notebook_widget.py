@@ -10,6 +10,7 @@ import pytest
 from notebook_helpers import ESSAY, until, upload_item
 
 from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.config import Settings
 from courtroom_chat.frontends.notebook_view import markdown_html
 from courtroom_chat.notebook import Courtroom, TrialView
 from courtroom_chat.records import RunRecord
@@ -374,3 +375,9 @@ async def test_stop_before_the_trial_began_brings_run_back(scripted_settings, st
     assert w.run_button.disabled is False and w.stop_button.disabled is True
     record = await run(w)  # and the next Run works
     assert record.status == "complete"
+
+
+def test_a_backend_given_to_the_widget_is_the_one_it_runs_on(scripted_settings):
+    w = Courtroom(ESSAY, Settings(), backend="scripted")
+    assert w.preset.value == "scripted"
+    assert str(w.form_settings().model_for("juror")) == "scripted"
