@@ -19,7 +19,7 @@ from courtroom_chat.engine import Trial
 from courtroom_chat.errors import ConfigError
 from courtroom_chat.events import parse_events
 from courtroom_chat.frontends.cli import app
-from courtroom_chat.procedures import available, get
+from courtroom_chat.procedures import get
 from courtroom_chat.render import replay
 from courtroom_chat.store import RunStore
 from tests import toy_procedure
@@ -34,12 +34,7 @@ def toy():
 
 
 def procedures() -> list[str]:
-    """Every registered procedure and the toy (installed only while each test runs)."""
-    toy_procedure.install()
-    try:
-        return [p.name for p in available()]
-    finally:
-        toy_procedure.uninstall()
+    return toy_procedure.every_procedure("name")
 
 
 def a_case(procedure: str) -> Case:

@@ -82,5 +82,16 @@ def install() -> None:
     register(INFO)
 
 
+def every_procedure(field: str = "name") -> list[str]:
+    """Every registered procedure and this toy (installed only for the listing), for parametrising."""
+    from courtroom_chat.procedures import available
+
+    install()
+    try:
+        return [getattr(info, field) for info in available()]
+    finally:
+        uninstall()
+
+
 def uninstall() -> None:
     unregister("justices")

@@ -7,18 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from courtroom_chat.procedures import available
 from tests import toy_procedure
 
 LOG = Path(__file__).resolve().parents[2] / "cases" / "code-commit" / "test-log.txt"
 
 
 def procedures() -> list[str]:
-    toy_procedure.install()
-    try:
-        return [p.title for p in available()]
-    finally:
-        toy_procedure.uninstall()
+    return toy_procedure.every_procedure("title")
 
 
 @pytest.fixture(autouse=True)

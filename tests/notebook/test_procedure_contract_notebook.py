@@ -8,16 +8,11 @@ import pytest
 from courtroom_chat.case import new_case
 from courtroom_chat.config import Settings
 from courtroom_chat.frontends.notebook import Courtroom
-from courtroom_chat.procedures import available
 from tests import toy_procedure
 
 
 def procedures() -> list[str]:
-    toy_procedure.install()
-    try:
-        return [p.name for p in available()]
-    finally:
-        toy_procedure.uninstall()
+    return toy_procedure.every_procedure("name")
 
 
 @pytest.fixture(autouse=True)
