@@ -12,7 +12,6 @@ import glob as globlib
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -86,18 +85,6 @@ class Case(BaseModel):
 
     def total_chars(self) -> int:
         return sum(len(d.text) for d in self.context)
-
-
-def motion_from(question: str) -> str:
-    """The action a question asks about: 'Should I publish this essay now?' -> 'publish this essay now'."""
-    q = question.strip().rstrip("?").strip()
-    m = re.match(r"(?i)^(should|shall|can|could|may|must|do)\s+(i|we|you|they|our team)\s+(.+)$", q)
-    if m:
-        return m.group(3)
-    m = re.match(r"(?i)^is\s+(.+?)\s+(ready.*)$", q)
-    if m:
-        return f"treat {m.group(1)} as {m.group(2)}"
-    return f"go ahead ({q})"
 
 
 def new_case(question: str | None, documents: list[Document] | None = None,

@@ -19,8 +19,9 @@ from .backends import Backend, BackendPool
 from .case import Case
 from .config import Settings, load_settings
 from .court import Court
-from .errors import BudgetExceeded, CourtroomError
+from .errors import BudgetExceeded, CaseError, CourtroomError
 from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
+from .motion import motion_for
 from .procedures import get as get_procedure
 from .records import RunRecord, now
 from .store import RunStore, new_run_id
@@ -47,6 +48,10 @@ class Trial:
         self.settings = settings or load_settings()
         self.procedure = get_procedure(procedure or case.procedure or "decision")
         self.params = self.settings.procedure_params(self.procedure.name)  # a bad [procedures.*] table fails here
+        self.procedure.check_case(case)  # a question it cannot try ("Design A or B?") fails here
+        if mirror and not motion_for(case.question).mirror_question:
+            raise CaseError(f"--mirror: no rule negates the question “{case.question}”; ask it as 'Should I …?', "
+                            f"'Is it worth …?', 'Can we …?' or run without --mirror")
         self.dry_run = dry_run
         if store is True:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
@@ -171,8 +176,6 @@ class Trial:
 
     async def _mirror(self, record: RunRecord) -> dict[str, Any]:
         """The same trial on the negated question; its own stored run, linked by id."""
-        from .motion import motion_for
-
         motion = motion_for(record.case.question)
         case = record.case.model_copy(update={"question": motion.mirror_question, "evidence": []})
         trial = Trial(case, self.settings, procedure=self.procedure.name, store=self.store or False,

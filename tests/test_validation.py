@@ -109,7 +109,7 @@ async def test_defense_must_address_the_core_claim(scripted_settings):
     off_topic = "The weather is lovely and lunch was excellent today in the office garden with friends."
     script = {"prosecutor": prosecution(), "defense": defense(counter=off_topic)}
     record, _, _ = await trial(script, scripted_settings)
-    assert any(w.rule == "defense_core_claim" and "merge PR #214 now" in w.message for w in record.warnings)
+    assert any(w.rule == "defense_core_claim" and "merge PR #214" in w.message for w in record.warnings)
 
 
 async def test_juror_reasoning_needs_fifty_words(scripted_settings):
@@ -145,7 +145,7 @@ async def test_judge_must_weigh_both_sides_acknowledge_a_split_and_give_actions(
     assert "both the prosecution and the defense" in correction
     assert "split 3–2" in correction and "list the concrete actions" in correction
     assert not rules(record) & {"judge_both_sides", "judge_split", "judge_actions"}
-    assert record.verdict.answer == "Yes: merge after the fix"
+    assert record.verdict.answer == "Yes: merge PR #214 (retry with backoff for the HTTP client) now"
     kept, _, _ = await trial({**split_votes, "judge": one_sided}, scripted_settings)
     assert {"judge_both_sides", "judge_split", "judge_actions"} <= rules(kept)
 
@@ -186,14 +186,19 @@ TIED = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": v}
         for i, v in enumerate(["act", "act", "do not act", "do not act", "abstain"], 1)}
 
 
-async def test_an_answer_contradicting_the_decision_is_replaced_and_warned(scripted_settings):
+NO = "No: do not merge PR #214 (retry with backoff for the HTTP client) now"
+
+
+async def test_the_plain_answer_is_built_from_the_decision_whatever_the_judge_writes(scripted_settings):
+    """The answer is the question's motion or its negation, by the decision: a judge's own
+    "answer" (asked for by earlier versions) that contradicts the decision cannot reach it."""
     votes = TIED
     contradiction = judge("The prosecution is right. The defense is weaker. The jury was split 2-2.", decision="do not act")
     contradiction["answer"] = "merge PR #214 now"
     record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": contradiction}, scripted_settings)
     assert record.verdict.decision == "not_guilty"
-    assert record.verdict.answer == "No: do not merge PR #214 now"
-    assert any(w.rule == "judge_answer" and "repeats the motion" in w.message for w in record.warnings)
+    assert record.verdict.answer == NO
+    assert "judge_answer" not in rules(record)
 
 
 async def test_confidence_in_percent_is_read_as_a_fraction(scripted_settings):
@@ -210,20 +215,16 @@ async def test_a_jury_refusal_answers_no_to_the_motion_not_with_the_defense_alte
     motion = prosecution() | {"motion": "Merge PR #214 now"}
     record, _, _ = await trial({"prosecutor": motion, "defense": restating, **votes}, scripted_settings)
     assert record.verdict.decided_by == "jury" and record.verdict.decision == "not_guilty"
-    assert record.verdict.answer == "No: do not merge PR #214 now"
+    assert record.verdict.answer == NO
 
 
-async def test_an_answer_off_the_subject_is_rebuilt_from_the_decision(scripted_settings):
+async def test_an_answer_off_the_subject_cannot_reach_the_verdict(scripted_settings):
     votes = TIED
     ruling = judge("The prosecution is right. The defense is weaker. The jury was split 2-2.", decision="do not act")
     ruling["answer"] = "No: weigh the evidence alone on the evidence alone"  # seen from a 0.5B judge
-    sides = {"prosecutor": prosecution(), "defense": defense()}
-    record, _, _ = await trial({**sides, **votes, "judge": ruling}, scripted_settings)
-    assert record.verdict.answer == "No: do not merge PR #214 now"
-    assert any(w.rule == "judge_answer" and "does not speak to the question" in w.message for w in record.warnings)
-    on_topic = ruling | {"answer": "No: wait until the Retry-After fix lands"}  # echoes the defense, kept
-    kept, _, _ = await trial({**sides, **votes, "judge": on_topic}, scripted_settings)
-    assert kept.verdict.answer == "No: wait until the Retry-After fix lands"
+    record, _, _ = await trial({"prosecutor": prosecution(), "defense": defense(), **votes, "judge": ruling},
+                               scripted_settings)
+    assert record.verdict.answer == NO
 
 
 async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settings):
@@ -240,8 +241,12 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     record = await Trial(case(), scripted_settings, store=None, backends={"scripted": backend}).run()
     defense_schema = next(c for c in backend.calls if c.role == "defense").schema
     pattern = defense_schema["properties"]["counter_argument"]["pattern"]
-    assert pattern.startswith("^We should not merge PR [#]214 [(]the retry fix[)] now because ")
-    assert re.fullmatch(pattern, "We should not merge PR #214 (the retry fix) now because the Retry-After test still fails in the log.")
+    assert pattern.startswith("^We should not merge PR [#]214 [(]retry with backoff for the HTTP client[)] now because ")
+    assert re.fullmatch(pattern, "We should not merge PR #214 (retry with backoff for the HTTP client) now because "
+                                 "the Retry-After test still fails in the log.")
+    # the motion comes from the question by rule: the prosecutor copies it exactly
+    motion = next(c for c in backend.calls if c.role == "prosecutor").schema["properties"]["motion"]
+    assert motion["enum"] == ["merge PR #214 (retry with backoff for the HTTP client) now"]
     assert not re.fullmatch(pattern, "Merging is risky because the Retry-After test fails in the log.")
     assert set(defense_schema["required"]) == set(defense_schema["properties"])  # a grammar writes every field
     juror_schema = next(c for c in backend.calls if c.role == "juror").schema

@@ -90,11 +90,13 @@ def mirror_question(item: Item) -> str:
     """The negated question, sides swapped: the dataset's own, else ``motion_for(...).mirror_question``."""
     if item.mirror_question:
         return item.mirror_question
-    try:
-        from ..motion import motion_for
-    except ImportError:
-        raise InputError("--mirror needs courtroom_chat.motion (motion_for), which this version does not have") from None
-    return motion_for(item.case.question).mirror_question
+    from ..motion import motion_for
+
+    mirrored = motion_for(item.case.question).mirror_question
+    if not mirrored:
+        raise InputError(f"--mirror: item {item.id}: no rule negates its question “{item.case.question}”; "
+                         f"give the item a mirror_question or run without --mirror")
+    return mirrored
 
 
 def settings_models(settings: Settings, procedure: str | None) -> dict[str, str]:

@@ -118,6 +118,9 @@ class Procedure:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 
+    def check_case(self, case: Case) -> None:
+        """Refuse, before the trial starts, a case this procedure cannot try (raise a CaseError)."""
+
     def system_prompt(self, case: Case) -> str:
         return self.render("system")
 

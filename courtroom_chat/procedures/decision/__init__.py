@@ -17,27 +17,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...backends.base import ModelRequest
-from ...case import motion_from
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text, quote_choices
+from ...motion import Motion, from_phrase, motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import text_class, text_pattern
 from ..base import Problem, Procedure, Role, literal_pattern, refine_schema, word_pattern
 from . import present
-from .answer import (
-    POLARITY,
-    answer_conflict,
-    confidences,
-    evidence_confidence,
-    fallback_phrase,
-    key_terms,
-    lowered,
-    plain_answer,
-    refusal,
-    vote_share,
-)
+from .answer import POLARITY, confidences, evidence_confidence, key_terms, vote_share
 from .demo import demo_reply
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
 from .rules import defense_problems, in_order, judge_problems, juror_problems, prosecutor_problems, quote_problems
@@ -63,10 +52,25 @@ LABEL_MEANINGS = {
 }
 
 
-def vote_phrases(motion: str) -> dict[str, str]:
-    """What a juror writes for each vote: the motion itself, its refusal, or abstain (plain
+def vote_phrases(motion: Motion) -> dict[str, str]:
+    """What a juror writes for each vote: the motion itself, its negation, or abstain (plain
     labels like "act" were measured to confuse small models about which side is which)."""
-    return {"act": lowered(motion), "do not act": refusal(motion), "abstain": "abstain"}
+    return {"act": motion.yes or "the answer is yes", "do not act": motion.no or "the answer is no",
+            "abstain": "abstain"}
+
+
+def motion_of(question: str, written: str = "") -> Motion:
+    """The question's motion by rule; else the one the prosecutor wrote, if it keeps the
+    question's names and numbers; else none (the answer is a bare Yes or No)."""
+    found = parse(question)
+    if found is not None:
+        return found
+    if written and not motion_problems(question, written):
+        return from_phrase(question, written)
+    return Motion(question, "", "", source="none")
+
+
+PLACEHOLDER = Motion("", "[the motion]", "[its negation]")
 
 
 class Parameters(BaseModel):
@@ -209,8 +213,29 @@ class DecisionCourt(Procedure):
             rules = self.render("exhibits", max_exhibits=p.max_exhibits, min_harm_words=max(p.min_harm_words, 1))
         else:
             rules = self.render("no_exhibits")
-        return self.render("prosecutor", filed=filed_text(court.case.evidence), motion_hint=motion_from(court.case.question),
+        fixed = parse(court.case.question)
+        motion_rule = (f'exactly "{fixed.yes}"' if fixed else
+                       "what a Yes to the question commits to, a short phrase that keeps the question's names and "
+                       'numbers unchanged (like "merge PR #214 now")')
+        return self.render("prosecutor", filed=filed_text(court.case.evidence), motion_rule=motion_rule,
                            exhibit_rules=rules)
+
+    @staticmethod
+    def motion(court: Court, prosecution: Prosecution) -> Motion:
+        return motion_of(court.case.question, prosecution.motion)
+
+    @staticmethod
+    def opening(motion: Motion) -> str:
+        """How the defense's counter-argument opens under a grammar: on the motion's negation
+        ("We should not merge PR #214 now", "ICLR 2017 should not accept this paper")."""
+        if not motion.no:
+            return ""
+        no = f"We should not {motion.yes}" if motion.no == f"do not {motion.yes}" else motion.no[0].upper() + motion.no[1:]
+        return literal_pattern(no)
+
+    def check_case(self, case: Any) -> None:
+        """A question offering a choice ("Design A or B?") is refused before the trial starts."""
+        parse(case.question)
 
     @staticmethod
     def quotable(court: Court) -> bool:
@@ -229,10 +254,11 @@ class DecisionCourt(Procedure):
         return self.render("prosecution", motion=prosecution.motion, case_statement=prosecution.case_statement,
                            harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
 
-    def defense_prompt(self, court: Court, prosecution_text: str, motion: str) -> str:
+    def defense_prompt(self, court: Court, prosecution_text: str, motion: Motion) -> str:
         rules = (self.render("defense_exhibits", max_exhibits=court.params.max_exhibits) if self.quotable(court)
                  else '- "exhibits": [] (no evidence was attached, so there is nothing to quote).')
-        return self.render("defense", prosecution=prosecution_text, refusal=refusal(motion), defense_exhibits=rules)
+        return self.render("defense", prosecution=prosecution_text, refusal=vote_phrases(motion)["do not act"],
+                           defense_exhibits=rules)
 
     def trial_record(self, prosecution_text: str, defense: Defense | None, order: list[int] | None = None) -> str:
         """The trial so far, identical for every juror and the judge, so it is read once and cached."""
@@ -249,7 +275,7 @@ class DecisionCourt(Procedure):
                            challenges=challenges or "(none: no exhibit was admitted)", harm_dispute=defense.harm_dispute,
                            alternative=defense.alternative)
 
-    def juror_prompt(self, court: Court, number: int, persona: str, motion: str, record: str,
+    def juror_prompt(self, court: Court, number: int, persona: str, motion: Motion, record: str,
                      labels: list[str] | None = None) -> str:
         p = court.params
         phrases = vote_phrases(motion)
@@ -258,7 +284,7 @@ class DecisionCourt(Procedure):
                            motion=phrases["act"], refusal=phrases["do not act"], labels=lines)
 
     def jury_record(self, prosecution: Prosecution | None, defense: Defense | None,
-                    admitted: list[Exhibit] | None = None) -> str:
+                    admitted: list[Exhibit] | None = None, motion: Motion = PLACEHOLDER) -> str:
         """What the jurors read besides the evidence: each side's claim in one line and the
         verified exhibits of both, without the advocates' spin (small models were measured to
         copy it, putting facts against acting under "for")."""
@@ -269,7 +295,8 @@ class DecisionCourt(Procedure):
         def listed(exhibits: list[Exhibit]) -> str:
             return "\n".join(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})'
                              for e in exhibits) or "(none)"
-        return self.render("jury_record", motion=lowered(prosecution.motion), counter_argument=defense.counter_argument,
+        return self.render("jury_record", motion=vote_phrases(motion)["act"],
+                           counter_argument=defense.counter_argument,
                            prosecution_exhibits=listed(admitted if admitted is not None else prosecution.admitted()),
                            defense_exhibits=listed([e for e in defense.exhibits if e.verified]))
 
@@ -323,10 +350,15 @@ class DecisionCourt(Procedure):
         p = court.params
         filed = court.case.evidence
 
+        fixed = parse(court.case.question)
+
         def check(reply: ProsecutorReply) -> list[Any]:
-            return prosecutor_problems(reply, index, filed=len(filed), has_context=bool(court.case.context),
-                                       max_exhibits=p.max_exhibits, min_harm_words=p.min_harm_words,
-                                       flagged=court.flagged)
+            # A motion the rules could not form is the prosecutor's: it must keep the question's
+            # names and numbers and state what a Yes commits to.
+            wrong = [] if fixed else [Problem("motion", m) for m in motion_problems(court.case.question, reply.motion)]
+            return wrong + prosecutor_problems(reply, index, filed=len(filed), has_context=bool(court.case.context),
+                                               max_exhibits=p.max_exhibits, min_harm_words=p.min_harm_words,
+                                               flagged=court.flagged)
 
         grammar = agent.constrained
         choices = [c for c in quote_choices(court.readable) if "[flagged passage removed" not in c] if grammar else []
@@ -335,7 +367,8 @@ class DecisionCourt(Procedure):
         # Bounds are generous (about three times what the prompt asks for): a bound a model
         # reaches cuts its text mid-word, so the prompt asks for the short form instead.
         schema = refine_schema(ProsecutorReply, {
-            "motion": {"pattern": text_pattern(3, 300, latin=latin)} if grammar else {"maxLength": 300},
+            "motion": {"enum": [fixed.yes]} if fixed and grammar else
+            {"pattern": text_pattern(3, 300, latin=latin)} if grammar else {"maxLength": 300},
             "case_statement": {"pattern": text_pattern(20, 700, latin=latin)} if grammar else {"maxLength": 700},
             "exhibits": {"minItems": 1 if court.case.context and room and not filed else None, "maxItems": room},
             "ExhibitReply.source_quote": {"enum": choices},
@@ -358,11 +391,15 @@ class DecisionCourt(Procedure):
                 first=1, limit=p.max_exhibits, attempt=2 if answer.repaired else 1)
             # Quote failures are shown on the exhibits themselves; the other rules become warnings.
             court.settle(agent, answer, skip={"exhibit_quote"})
-            prosecution = Prosecution(motion=reply.motion.strip().rstrip("."), case_statement=reply.case_statement,
+            motion = fixed.yes if fixed else reply.motion.strip().rstrip(".")
+            if not fixed and motion_problems(court.case.question, motion):
+                court.warn("prosecutor", "motion", f"no motion could be formed from the question (the prosecutor wrote "
+                           f"\"{motion}\"); the answer will be a plain Yes or No")
+            prosecution = Prosecution(motion=motion, case_statement=reply.case_statement,
                                       exhibits=exhibits, harm_analysis=reply.harm_analysis)
             data = prosecution.model_dump(mode="json")
             court.finish(agent, prosecution, markdown=present.prosecution_markdown(data), repaired=answer.repaired,
-                         title="Prosecutor", line=f"prosecutor: motion to {present.shorten(prosecution.motion, 60)}")
+                         title="Prosecutor", line=f"prosecutor: for \"{present.shorten(prosecution.motion, 60)}\"")
             verified = sum(1 for e in exhibits if e.verified)
             stage.state = f"{len(exhibits)} exhibit{'s' if len(exhibits) != 1 else ''}, {verified} verified"
             stage.summary = data
@@ -373,12 +410,13 @@ class DecisionCourt(Procedure):
     async def defend(self, court: Court, prosecution: Prosecution) -> Defense:
         agent = self._agent(court, "defense")
         admitted = self.admitted(court, prosecution)
-        prompt = self.defense_prompt(court, self.prosecution_text(prosecution, admitted), prosecution.motion)
+        motion = self.motion(court, prosecution)
+        prompt = self.defense_prompt(court, self.prosecution_text(prosecution, admitted), motion)
         core = key_terms(f"{prosecution.motion} {prosecution.case_statement}")
         numbers = [e.number for e in admitted]
         # Under a grammar the counter-argument opens on the motion itself, so it answers the
         # core claim (a 0.5B defense otherwise drifts off it, and a repair costs a second call).
-        opening = literal_pattern(lowered(prosecution.motion))
+        opening = self.opening(motion)
         grammar = agent.constrained
         latin, text = court.latin, text_class(court.latin)
 
@@ -390,7 +428,7 @@ class DecisionCourt(Procedure):
         room = court.params.max_exhibits if self.quotable(court) else 0
         choices = [c for c in quote_choices(court.readable) if "[flagged passage removed" not in c] if grammar else []
         schema = refine_schema(DefenseReply, {
-            "counter_argument": {"pattern": f"^We should not {opening} because {text}{{20,480}}$"}
+            "counter_argument": {"pattern": f"^{opening} because {text}{{20,480}}$"}
             if grammar and opening else prose(20, 780),
             "exhibits": {"maxItems": room},
             "DefenseExhibitReply.source_quote": {"enum": choices},
@@ -486,7 +524,8 @@ class DecisionCourt(Procedure):
     async def deliberate(self, court: Court, prosecution: Prosecution, defense: Defense) -> Jury:
         p = court.params
         admitted = self.admitted(court, prosecution)
-        record = self.jury_record(prosecution, defense, admitted)
+        motion = self.motion(court, prosecution)
+        record = self.jury_record(prosecution, defense, admitted, motion)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
         orders = {a.name: self.orders(court, a.name, admitted) for a in agents}
         court.keep("orders", {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()})
@@ -494,8 +533,8 @@ class DecisionCourt(Procedure):
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
             seen = record if not p.shuffle_exhibits else self.jury_record(
-                prosecution, defense, sorted(admitted, key=lambda e: numbers.index(e.number)))
-            prompts[a.name] = self.juror_prompt(court, n, a.persona, prosecution.motion, seen, labels)
+                prosecution, defense, sorted(admitted, key=lambda e: numbers.index(e.number)), motion)
+            prompts[a.name] = self.juror_prompt(court, n, a.persona, motion, seen, labels)
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
                   for n, a in enumerate(agents, 1)]
 
@@ -515,7 +554,7 @@ class DecisionCourt(Procedure):
             "reasoning": {"pattern": word_pattern(least, 80, latin=latin)} if grammar else {"maxLength": 700},
         })
 
-        phrases = vote_phrases(prosecution.motion)
+        phrases = vote_phrases(motion)
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, p.min_juror_words)
@@ -615,7 +654,6 @@ class DecisionCourt(Procedure):
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             "reasoning": {"pattern": f"^The prosecution {text}{{10,240}} The defense {text}{{10,240}}{on_jury}{text}{{5,200}}$"}
             if grammar else {"maxLength": 2400},
-            "answer": prose(2, 240),
             "rationale": prose(10, 330),
             "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", **prose(8, 250)}},
         })
@@ -634,18 +672,12 @@ class DecisionCourt(Procedure):
                 court.warn("judge", "judge_dissent", f"the judge would have ruled {present.DECISION_LABEL[DECISION_WORDS[reply.decision]]}; "
                            f"the jury's {jury.split()} majority decides")
             score, basis = evidence_confidence(decision, jury, prosecution, defense)
-            phrase = reply.answer
-            conflict = answer_conflict(decision, phrase, prosecution.motion,
-                                       " ".join([court.case.question, defense.alternative, *reply.actions]))
-            if conflict or not phrase.strip():
-                # Never show an answer that contradicts the decision: build it from the decision instead.
-                phrase = fallback_phrase(decision, prosecution.motion)
-                court.warn("judge", "judge_answer", f"{conflict or 'the answer was empty'}; the plain answer "
-                           f"was built from the decision instead")
+            # The plain answer is built from the decision and the motion, never written by the
+            # model, so it cannot contradict the decision or drift from the question.
             verdict = Verdict(
                 decision=decision, reasoning=reply.reasoning, rationale=reply.rationale,
                 actions=[a.strip() for a in reply.actions if a.strip()], confidence=reply.confidence,
-                answer=plain_answer(decision, phrase), evidence_confidence=score, evidence_basis=basis,
+                answer=self.motion(court, prosecution).answer(POLARITY[decision]), evidence_confidence=score, evidence_basis=basis,
                 decided_by="jury" if majority else "judge",
             )
             data = verdict.model_dump(mode="json")
@@ -681,8 +713,8 @@ class DecisionCourt(Procedure):
             # alternative (often a restatement from a small model) stays in the defense's record.
             verdict = Verdict(
                 decision=decision, reasoning=reason, rationale=reason.split(";")[0].rstrip(".") + ".",
-                actions=[prosecution.motion] if decision == "guilty" else [], confidence=share,
-                answer=plain_answer(decision, fallback_phrase(decision, prosecution.motion)),
+                actions=[prosecution.motion] if decision == "guilty" and prosecution.motion else [], confidence=share,
+                answer=self.motion(court, prosecution).answer(POLARITY[decision]),
                 evidence_confidence=score, evidence_basis=basis, decided_by="jury",
             )
             stage.state = "no ruling: the jury decides"
@@ -739,7 +771,7 @@ class DecisionCourt(Procedure):
 
     async def plan(self, court: Court) -> None:
         """Every role's exact prompt, with placeholders where earlier stages would write."""
-        motion = "[the prosecutor's motion]"
+        motion = parse(court.case.question) or PLACEHOLDER
         p = court.params
         prosecution = self.prosecution_text(None)
         plans: list[tuple[str, Agent, str]] = [

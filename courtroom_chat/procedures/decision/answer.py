@@ -1,7 +1,5 @@
-"""The decision court's plain answer and its confidences, built in code from the decision.
-
-The answer never contradicts the decision: one a model writes that does is rebuilt from the
-decision. Each confidence is named by what it measures: the jury's vote share for the
+"""The decision court's confidences, computed in code from the record (the plain answer is
+built from the decision and the question's motion: courtroom_chat.motion). Each confidence is named by what it measures: the jury's vote share for the
 decision reached, the evidence verified and unrefuted, and the judge's own estimate.
 """
 
@@ -18,59 +16,6 @@ STOPWORDS = set(
     "they not no yes should would could will can do does did now our your their its has have had but if "
     "so than then there these those which who what when why how all any more most very just".split()
 )
-
-
-NEGATIVE = re.compile(r"(?i)^\s*(?:no\b|not\b|do not|don't|never|avoid|reject|decline|hold off|wait|postpone|delay)")
-ANSWER_HEAD = re.compile(r"(?i)^\s*(yes|no|undecided)\s*[:,.\-–]\s*")
-
-
-def strip_head(phrase: str) -> str:
-    """The answer without a 'Yes:' / 'No,' / 'Undecided -' the model may have written."""
-    return ANSWER_HEAD.sub("", phrase.strip()).strip()
-
-
-def answer_conflict(decision: str, phrase: str, motion: str, related: str = "") -> str:
-    """Why a plain answer contradicts its decision, or answers something else ('' when neither).
-
-    ``related`` is other text the answer may fairly echo (the question, the defense's
-    alternative, the judge's actions): an answer sharing no content word with it or with the
-    motion is off the subject ('No: weigh the evidence alone', seen from a 0.5B judge).
-    """
-    phrase = strip_head(phrase)
-    negative = bool(NEGATIVE.match(phrase))
-    terms, motion_terms = key_terms(phrase), key_terms(motion)
-    if decision == "guilty" and negative:
-        return f'you decided "act" but the answer "{phrase}" says not to; state what to do to act'
-    if decision == "not_guilty" and not negative and motion_terms and terms >= motion_terms:
-        return f'you decided "do not act" but the answer "{phrase}" repeats the motion; say what to do instead'
-    if decision != "dismissed" and terms and not terms & (motion_terms | key_terms(related)):
-        return f'the answer "{phrase}" does not speak to the question or the motion'
-    return ""
-
-
-def lowered(motion: str) -> str:
-    """'Merge PR #214 now' -> 'merge PR #214 now', to follow other words (an acronym keeps its capitals)."""
-    motion = motion.strip()
-    if len(motion) > 1 and motion[0].isupper() and not motion[1].isupper():
-        motion = motion[0].lower() + motion[1:]
-    return motion
-
-
-def refusal(motion: str) -> str:
-    """'Merge PR #214 now' -> 'do not merge PR #214 now'."""
-    return f"do not {lowered(motion)}"
-
-
-def fallback_phrase(decision: str, motion: str) -> str:
-    """The answer built from the decision alone, when no usable one was written."""
-    return {"guilty": motion, "not_guilty": refusal(motion), "dismissed": "the evidence does not decide it"}[decision]
-
-
-def plain_answer(decision: str, phrase: str) -> str:
-    """'Yes: publish now' / 'No: …' / 'Undecided: …', whatever prefix the judge wrote."""
-    phrase = strip_head(phrase).rstrip(".")
-    head = {"guilty": "Yes", "not_guilty": "No", "dismissed": "Undecided"}[decision]
-    return f"{head}: {phrase}" if phrase else head
 
 
 def key_terms(text: str) -> set[str]:

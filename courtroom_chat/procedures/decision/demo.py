@@ -9,8 +9,7 @@ import re
 from typing import Any
 
 from ...backends.base import ModelRequest
-from ...case import motion_from
-from .answer import refusal
+from ...motion import motion_for, named_terms
 
 _SIGNAL = re.compile(
     r"fail|error|bug|todo|fixme|risk|broken|timeout|crash|leak|deadline|cost|\d+%|must|should|"
@@ -68,7 +67,8 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
     question = getattr(case, "question", "") or inputs.get("question", "")
     seed = hashlib.sha256(question.encode()).digest()[0]
     if request.role == "prosecutor":
-        motion = motion_from(question)
+        found = motion_for(question)
+        motion = found.yes or " ".join(["proceed as asked about", *named_terms(question)])
         limit = min(3, int(inputs.get("max_exhibits", 3)))
         quotes = _candidate_quotes(list(getattr(case, "context", []) or []), limit)
         min_harm = int(inputs.get("min_harm_words", 8))
@@ -77,7 +77,7 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
                 "source_quote": quote,
                 "target_quote": question,
                 "harm": _words(
-                    f"If we do not {motion}, the situation shown in {name} stays unresolved and keeps "
+                    f"Without a Yes ({motion}), the situation shown in {name} stays unresolved and keeps "
                     "costing time for the people who depend on it.",
                     min_harm,
                     ["Each week of delay adds rework and erodes trust in the decision."],
@@ -87,7 +87,7 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         ]
         return {
             "motion": motion,
-            "case_statement": f"The evidence supports acting now: we should {motion}. "
+            "case_statement": f"The evidence supports a Yes: {motion}. "
             f"{len(exhibits)} passages in the evidence show the benefit outweighs the risk.",
             "exhibits": exhibits,
             "harm_analysis": "Not acting delays the benefit and leaves the issues quoted in the exhibits open.",
@@ -96,7 +96,7 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         effects = ["weakens", "concedes", "refutes"]
         exhibits = inputs.get("exhibits", [])
         return {
-            "counter_argument": f"The prosecution's core claim, that we should {inputs.get('motion', 'act')}, "
+            "counter_argument": f"The prosecution's core claim ({inputs.get('motion', 'act')}) "
             "rests on a few passages and ignores the cost of acting before the open questions are settled.",
             "exhibit_challenges": [
                 {
@@ -139,7 +139,6 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
             "reasoning": (f"The prosecution {'showed verified evidence' if verified else 'argued without verified evidence'} "
                           f"for acting; the defense argued the costs of acting now. The jury voted {split}.{split_note}"),
             "decision": "act" if act else "do not act",
-            "answer": motion if act else refusal(motion),
             "rationale": (f"The {'prosecution' if act else 'defense'} made the stronger case on "
                           + ("the verified evidence." if verified else "argument alone: no exhibit was verified.")),
             "actions": [f"{motion[:1].upper()}{motion[1:]}", "Record the decision and review the outcome in two weeks"]

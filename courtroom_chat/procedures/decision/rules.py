@@ -83,7 +83,7 @@ def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, 
         )))
     if core and not (core & key_terms(reply.counter_argument)) or words(reply.counter_argument) < 12:
         problems.append(Problem("defense_core_claim", (
-            f"the counter_argument does not engage the prosecution's core claim (to {motion}); "
+            f"the counter_argument does not engage the prosecution's core claim ({motion}); "
             "answer that claim directly in two to four sentences"
         )))
     return problems
@@ -105,8 +105,6 @@ def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
         problems.append(Problem("judge_split", f"the jury was split {jury.split()}; acknowledge the split in the reasoning"))
     if reply.decision == "act" and not [a for a in reply.actions if a.strip()]:
         problems.append(Problem("judge_actions", "you decided \"act\": list the concrete actions to take"))
-    if not reply.answer.strip():
-        problems.append(Problem("judge_answer", "give the plain answer as a short phrase"))
     return problems
 
 

@@ -93,7 +93,7 @@ class JurorReply(BaseModel):
 class JudgeReply(BaseModel):
     reasoning: str
     decision: Literal["act", "do not act", "dismiss"]
-    answer: str
+    answer: str = ""  # no longer asked for: the plain answer is built from the decision and the motion
     rationale: str
     actions: list[str] = Field(default_factory=list)
     confidence: float = Field(ge=0.0, le=1.0)

@@ -1,0 +1,478 @@
+"""A yes/no question turned into its motion: what a Yes commits to, its negation, the plain
+answer for each decision, and the mirror question (the same decision asked the other way).
+
+    >>> m = motion_for("Should ICLR 2017 accept this paper?")
+    >>> m.answer("yes"), m.answer("no"), m.mirror_question
+    ('Yes: ICLR 2017 should accept this paper', 'No: ICLR 2017 should not accept this paper',
+     'Should ICLR 2017 reject this paper?')
+
+Rules cover the shapes people type (English and Chinese). Where they cannot form a motion the
+procedure asks its model for one and checks it with :func:`motion_problems` (it must keep the
+question's names and numbers and must not be the question itself); :func:`from_phrase` then
+builds the motion from the model's phrase. A question offering two options ("Design A or B?")
+is refused with :class:`MotionError`: the court decides one yes/no question at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import CaseError
+
+Polarity = Literal["yes", "no", "undecided"]
+
+
+class MotionError(CaseError):
+    """The question is not a yes/no question the court can decide."""
+
+
+@dataclass(frozen=True)
+class Motion:
+    question: str
+    yes: str  # what a Yes commits to: "merge PR #214 now", "ICLR 2017 should accept this paper"
+    no: str  # its negation: "do not merge PR #214 now"
+    mirror_question: str = ""  # the question negated; '' when no rule can negate it
+    language: Literal["en", "zh"] = "en"
+    source: Literal["rules", "model", "none"] = "rules"
+
+    def answer(self, polarity: Polarity | str) -> str:
+        """'Yes: merge PR #214 now' / 'No: do not merge PR #214 now' / 'Undecided: …'."""
+        zh = self.language == "zh"
+        if polarity not in ("yes", "no"):
+            return "未决：证据不足以作出决定" if zh else "Undecided: the evidence does not decide it"
+        head = {"yes": "是", "no": "否"}[polarity] if zh else polarity.capitalize()
+        text = self.yes if polarity == "yes" else self.no
+        if not text:
+            return head
+        return f"{head}：{text}" if zh else f"{head}: {text}"
+
+    def phrase(self, polarity: str) -> str:
+        """The side's words without the head: the motion, or its negation."""
+        return self.yes if polarity == "yes" else self.no
+
+
+# ------------------------------------------------------------------ vocabulary
+
+_VERBS = set("""
+accept acquit acquire act add adopt afford agree allow amend announce apply appoint approve archive ask attend
+automate avoid award back ban become begin block book borrow break bring build buy call cancel change charge
+choose close commit complete comply constitute contact continue contribute convert convict count cover create
+cut decline decrease delay delete deliver deny deploy deserve design disable dismiss do drop enable end endorse enforce
+enter exceed exclude expand extend fail file fine finish fire fit fix follow forbid freeze fund get give go grant grow handle
+have hire hold host implement improve include increase infringe install introduce invest issue join keep kill
+launch lease leave lend let limit list lower maintain make meet merge migrate move need offer open order
+outperform outsource pass pay permit pick pivot postpone prefer prepare present print prioritize prioritise
+promote protect publish pull punish purchase push put qualify quit raise reach rebase rebuild recommend reduce
+refactor refund reject release relocate remove rename renew rent reopen replace report require reschedule
+respond restart restore restructure retire return reverse revert review revise rewrite roll run sanction scale
+schedule sell send sentence settle ship shut sign skip spend split sponsor start stay stop submit sue support
+suspend switch take terminate test tell trust try turn unblock unfreeze update upgrade use violate wait waive
+warrant withdraw work write
+""".split())
+
+# Words that open the predicate of "Is <subject> <predicate>?".
+_PREDICATE = set("""
+a an able acceptable accurate affordable ahead allowed already appropriate at behind better broken cheaper
+compliant complete correct impossible done eligible enough faster feasible finished fit fully good guilty healthy in
+legal liable likely mature more necessary needed ok okay on over possible production-ready profitable ready
+really reasonable reliable required responsible right safe secure slower stable still suitable sufficient
+the too true unable under valid within worse worth worthwhile wrong
+""".split())
+
+_ANTONYMS = {
+    "accept": "reject", "reject": "accept", "approve": "reject", "include": "exclude", "exclude": "include",
+    "enable": "disable", "disable": "enable", "allow": "forbid", "permit": "forbid", "keep": "drop",
+    "add": "remove", "increase": "decrease", "decrease": "increase", "raise": "lower", "lower": "raise",
+    "grant": "deny", "deny": "grant", "hire": "turn down", "convict": "acquit", "acquit": "convict",
+    "block": "unblock", "unblock": "block", "freeze": "unfreeze", "unfreeze": "freeze",
+}
+_ADJ_ANTONYMS = {"good": "bad", "wise": "unwise", "safe": "unsafe", "better": "worse", "right": "wrong",
+                 "worth": "not worth"}
+
+_USER = {"i", "we", "you", "us", "our team", "my team", "the team", "i really", "we really"}
+_SWAP = {"my": "your", "our": "your", "me": "you", "us": "you", "myself": "yourself", "ourselves": "yourselves",
+         "i'm": "you're", "we're": "you're", "mine": "yours", "ours": "yours"}
+_AUX_NOT = {"can": "cannot", "could": "could not", "will": "will not", "would": "would not", "should": "should not",
+            "shall": "shall not", "must": "must not", "may": "may not", "might": "might not", "is": "is not",
+            "are": "are not", "was": "was not", "were": "were not", "has": "has not", "have": "have not",
+            "had": "had not", "do": "do not", "does": "does not", "did": "did not", "am": "am not"}
+_MACHINERY = ("prosecution", "prosecutor", "defense", "defence", "the motion", "the court", "the jury", "juror")
+_QUESTION_WORDS = {"should", "shall", "can", "could", "may", "might", "must", "do", "does", "did", "is", "are",
+                   "was", "were", "will", "would", "has", "have", "had", "am", "whether", "ought"}
+
+
+# ------------------------------------------------------------------ helpers
+
+def _clean(question: str) -> str:
+    q = re.sub(r"\s+", " ", question).strip()
+    q = re.sub(r"^(?:(?:so|ok|okay|well|hey|hi|please|quick question)[,:]?\s+)+", "", q, flags=re.I)
+    q = re.sub(r"[?？!！.。\s]+$", "", q)
+    q = re.sub(r"(?i)[,;]?\s+(?:or not|yes or no)$", "", q)
+    return q.strip()
+
+
+def _unquoted(text: str) -> str:
+    """The text with quoted titles blanked, so words inside them are not read as grammar."""
+    return re.sub(r"\"[^\"]*\"|“[^”]*”|'[^']{3,}'|‘[^’]*’|「[^」]*」|《[^》]*》", " Q ", text)
+
+
+def _choice(q: str) -> str:
+    """The two options of an either/or question, or ''."""
+    plain = _unquoted(q)
+    plain = re.sub(r"(?i)\b(?:and/or|whether or not|more or less|sooner or later|one or more|or so)\b", " ", plain)
+    plain = re.sub(r"\b\d[\d.,%]*\s+or\s+\d", " ", plain)  # "2 or 3 days" is a range, not a choice
+    m = re.search(r"(?i)\bor\b", plain) or re.search(r"还是", plain)
+    return plain if m else ""
+
+
+def _swap(text: str) -> str:
+    """The asker's words as the court says them back: 'my draft' -> 'your draft'."""
+    return re.sub(r"\b(my|our|me|us|myself|ourselves|I'm|we're|mine|ours)\b",
+                  lambda m: _SWAP[m.group(1).lower()], text, flags=re.I)
+
+
+def _lower_first(text: str) -> str:
+    """'The board' -> 'the board'; a name or acronym ('ICLR', 'PostgreSQL', 'Alice') keeps its capitals."""
+    first = text.split(" ", 1)[0]
+    if first in ("The", "This", "That", "These", "Those", "A", "An", "Our", "My", "Your", "Their", "Its", "It"):
+        return first.lower() + text[len(first):]
+    return text
+
+
+def _split_subject(words: list[str], stops: set[str]) -> tuple[str, list[str]] | None:
+    """(subject, rest) where the rest opens on a word in ``stops`` (a verb, or a predicate)."""
+    for j in range(1, min(len(words), 7)):
+        w = words[j]
+        if w.lower() in stops and (w.islower() or w.lower() in ("a", "an", "the")):
+            return " ".join(words[:j]), words[j:]
+    return None
+
+
+def _third_person(verb: str) -> str:
+    special = {"have": "has", "be": "is", "do": "does", "go": "goes"}
+    if verb in special:
+        return special[verb]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _mirror_verb(rest: list[str]) -> list[str] | None:
+    """The rest with its verb replaced by its opposite ('accept this paper' -> 'reject this paper')."""
+    if rest and rest[0].lower() in _ANTONYMS:
+        return [_ANTONYMS[rest[0].lower()], *rest[1:]]
+    return None
+
+
+# ------------------------------------------------------------------ English shapes
+
+def _english(q: str) -> Motion | None:
+    words = q.split(" ")
+    first = words[0].lower()
+    # "Whether to X" / "Whether we should X" / "I wonder whether we should X"
+    m = re.match(r"(?i)^(?:i wonder |i'm wondering |wondering )?whether (?:or not )?(?:to )?(.+)$", q)
+    if m and m.group(1) != q:
+        inner = m.group(1)
+        sub = re.match(r"(?i)^(i|we|you) (should|can|could|must) (.+)$", inner)
+        return _english(f"Should {sub.group(1)} {sub.group(3)}" if sub else f"Should I {inner}")
+    # "I/We should X" as a statement
+    m = re.match(r"(?i)^(i|we) (?:should|must|ought to) (.+)$", q)
+    if m:
+        return _english(f"Should {'I' if m.group(1).lower() == 'i' else 'we'} {m.group(2)}")
+
+    if first in ("should", "shall", "must") and len(words) > 2:
+        return _modal(q, words, "should")
+    if first in ("can", "could", "may") and len(words) > 2:
+        return _modal(q, words, first)
+    if first in ("will", "would"):
+        return _would(q, words)
+    if first in ("do", "does", "did") and len(words) > 2:
+        return _do(q, words)
+    if first in ("is", "are", "was", "were", "am") and len(words) > 2:
+        return _be(q, words)
+    if first in ("has", "have") and len(words) > 2:
+        return _have(q, words)
+    # An imperative: "Merge PR #214 now?", "Publish this essay now"
+    if first in _VERBS:
+        yes = _swap(_lower_first(words[0].lower() + q[len(words[0]):]))
+        mirror = _mirror_verb(q.split(" "))
+        return Motion(q, yes, f"do not {yes}",
+                      f"Should I {' '.join(mirror)}?" if mirror else f"Should I not {yes}?")
+    return None
+
+
+def _user_subject(words: list[str]) -> tuple[str, list[str]] | None:
+    for n in (3, 2, 1):
+        head = " ".join(words[1:1 + n]).lower()
+        if head in _USER and len(words) > 1 + n:
+            return " ".join(words[1:1 + n]), words[1 + n:]
+    return None
+
+
+def _modal(q: str, words: list[str], aux: str) -> Motion | None:
+    """Should/Can/Could/May <subject> <verb> …"""
+    user = _user_subject(words)
+    if aux == "should" and user:
+        subject, rest = user
+        if rest[0].lower() == "not":  # "Should I not merge?" : the motion is the refusal
+            body = " ".join(rest[1:])
+            return Motion(q, f"do not {_swap(body)}", _swap(body), f"{words[0]} {subject} {body}?")
+        body = " ".join(rest)
+        mirror = _mirror_verb(rest)
+        return Motion(q, _swap(body), f"do not {_swap(body)}",
+                      f"{words[0]} {subject} {' '.join(mirror) if mirror else 'not ' + body}?")
+    if user:
+        subject, rest = user
+        said, body = "you", " ".join(rest)
+    else:
+        split = _split_subject(words[1:], _VERBS)
+        if split is None:
+            return None
+        subject, rest = split
+        said, body = _lower_first(_swap(subject)), " ".join(rest)
+    yes = f"{said} {aux} {_swap(body)}"
+    no = f"{said} {_AUX_NOT[aux]} {_swap(body)}"
+    if aux == "should":
+        mirror = _mirror_verb(rest)
+        mq = f"{words[0]} {subject} {' '.join(mirror) if mirror else 'not ' + body}?"
+    else:
+        who = {"i": "me", "we": "us", "you": "you"}.get(subject.lower())
+        mq = (f"Is it impossible for {who} to {body}?" if who else f"Is {subject} unable to {body}?")
+    return Motion(q, yes, no, mq)
+
+
+def _would(q: str, words: list[str]) -> Motion | None:
+    aux = words[0].lower()
+    m = re.match(r"(?i)^(?:would|will) it be (better|best|wise|a good idea|worth it|smart|safer|cheaper|faster) (to .+|if .+)$", q)
+    if m:
+        adj, rest = m.group(1), m.group(2)
+        return Motion(q, f"it would be {adj} {_swap(rest)}", f"it would not be {adj} {_swap(rest)}",
+                      f"Would it be a mistake {rest}?" if rest.startswith("to ") else f"Would it be worse {rest}?")
+    user = _user_subject(words)
+    if user:
+        subject, rest = user
+        said = "you"
+    else:
+        split = _split_subject(words[1:], _VERBS)
+        if split is None:
+            return None
+        subject, rest = split
+        said = _lower_first(_swap(subject))
+    body = " ".join(rest)
+    return Motion(q, f"{said} {aux} {_swap(body)}", f"{said} {_AUX_NOT[aux]} {_swap(body)}",
+                  f"{words[0]} {subject} fail to {body}?" if aux == "will" else f"{words[0]} {subject} not {body}?")
+
+
+def _do(q: str, words: list[str]) -> Motion | None:
+    aux = words[0].lower()
+    user = _user_subject(words)
+    if user:
+        subject, rest = user
+        said, third = "you", False
+    else:
+        split = _split_subject(words[1:], _VERBS)
+        if split is None:
+            return None
+        subject, rest = split
+        said, third = _lower_first(_swap(subject)), aux == "does"
+    verb, body = rest[0], " ".join(rest[1:])
+    tail = f" {_swap(body)}" if body else ""
+    if aux == "did":
+        yes = f"{said} did {verb}{tail}"
+    else:
+        yes = f"{said} {_third_person(verb.lower()) if third else verb}{tail}"
+    no = f"{said} {_AUX_NOT[aux if aux != 'do' or not third else 'does']} {verb}{tail}"
+    if verb.lower() == "need" and body:
+        mirror = f"Can {subject} do without {body}?"
+    else:
+        mirror = f"{words[0]} {subject} not {' '.join(rest)}?"
+    return Motion(q, yes, no, mirror)
+
+
+def _be(q: str, words: list[str]) -> Motion | None:
+    be = words[0].lower()
+    # "Is it worth X" / "Is it a good idea to X" / "Is it wise to X"
+    m = re.match(r"(?i)^(?:is|was) it (worth|a good idea|wise|safe|right|better|smart|sensible|ok|okay|time) (.+)$", q)
+    if m:
+        adj, rest = m.group(1), _swap(m.group(2))
+        opposite = _ADJ_ANTONYMS.get(adj.lower())
+        mirror = (f"Is it {opposite} {m.group(2)}?" if opposite and adj.lower() != "worth"
+                  else f"Is {m.group(2)} a mistake?" if adj.lower() == "worth" else f"Would it be a mistake {m.group(2)}?")
+        if adj.lower() == "a good idea":
+            mirror = f"Is it a bad idea {m.group(2)}?"
+        return Motion(q, f"it is {adj} {rest}", f"it is not {adj} {rest}", mirror)
+    # "Is now the right time to X"
+    m = re.match(r"(?i)^is (now|this|today|this week|this quarter) (the right|a good) (time|moment) (.+)$", q)
+    if m:
+        when, rest = m.group(1).lower(), m.group(4)
+        return Motion(q, f"{when} is {m.group(2)} {m.group(3)} {_swap(rest)}",
+                      f"{when} is not {m.group(2)} {m.group(3)} {_swap(rest)}",
+                      f"Is {when} the wrong {m.group(3)} {rest}?")
+    # "Is there a/any X"
+    m = re.match(r"(?i)^(is|are) there (.+)$", q)
+    if m:
+        rest = _swap(m.group(2))
+        bare = re.match(r"(?i)^(?:a|an|any) (.+)$", m.group(2))
+        if bare:
+            return Motion(q, f"there {be} {rest}", f"there {be} no {_swap(bare.group(1))}",
+                          f"{words[0]} there no {bare.group(1)}?")
+        return Motion(q, f"there {be} {rest}", f"there {be} not {rest}", f"{words[0]} there not {m.group(2)}?")
+    if be == "am" and words[1].lower() == "i":
+        rest = " ".join(words[2:])
+        return Motion(q, f"you are {_swap(rest)}", f"you are not {_swap(rest)}", f"Am I not {rest}?")
+    user = _user_subject(words)
+    if user and user[0].lower() in ("we", "you"):
+        subject, rest = user
+        said, verb = "you", "are"
+    else:
+        split = _split_subject(words[1:], _PREDICATE)
+        if split is None:
+            return None
+        subject, rest = split
+        said, verb = _lower_first(_swap(subject)), be
+    body = " ".join(rest)
+    if rest[0].lower() == "ready":
+        mirror = f"{words[0]} {subject} still not {body}?"
+    else:
+        mirror = f"{words[0]} {subject} not {body}?"
+    return Motion(q, f"{said} {verb} {_swap(body)}", f"{said} {verb} not {_swap(body)}", mirror)
+
+
+def _have(q: str, words: list[str]) -> Motion | None:
+    aux = words[0].lower()
+    user = _user_subject(words)
+    if user:
+        subject, rest = user
+        said, verb = "you", "have"
+    else:
+        split = [(" ".join(words[1:j]), words[j:]) for j in range(2, min(len(words), 7))
+                 if words[j].islower() and words[j].endswith(("ed", "en", "wn", "ne", "ught", "ound", "ilt", "ent"))]
+        if not split:
+            return None
+        subject, rest = split[0]
+        said, verb = _lower_first(_swap(subject)), aux
+    body = " ".join(rest)
+    return Motion(q, f"{said} {verb} {_swap(body)}", f"{said} {verb} not {_swap(body)}",
+                  f"{words[0]} {subject} not {body}?")
+
+
+# ------------------------------------------------------------------ Chinese shapes
+
+_ZH_MODALS = ("应该", "应当", "需要", "可以", "能够", "必须", "值得", "会", "能", "要", "该", "是", "有")
+_ZH_NOT = {"必须": "不必", "有": "没有"}
+
+
+def _chinese(q: str) -> Motion | None:
+    q = re.sub(r"[吗嘛呢]$", "", q).strip()
+    # A-not-A: 要不要 / 能不能 / 应不应该 / 可不可以 / 是不是 / 有没有
+    for word in sorted(_ZH_MODALS, key=len, reverse=True):
+        for form in (f"{word}不{word}", f"{word[0]}不{word}", f"{word}没{word}"):
+            i = q.find(form)
+            if i >= 0:
+                prefix, tail = q[:i], q[i + len(form):]
+                neg = _ZH_NOT.get(word, "不" + word)
+                return Motion(q, prefix + word + tail, prefix + neg + tail, f"{prefix}是否{neg}{tail}？", language="zh")
+    if "是否" in q:
+        prefix, tail = q.split("是否", 1)
+        word = next((w for w in _ZH_MODALS if tail.startswith(w)), "")
+        neg = _ZH_NOT.get(word, "不" + word)
+        rest = tail[len(word):]
+        return Motion(q, prefix + tail, prefix + neg + rest, f"{prefix}是否{neg}{rest}？", language="zh")
+    for word in _ZH_MODALS:
+        i = q.find(word)
+        if 0 < i < 12:
+            neg = _ZH_NOT.get(word, "不" + word)
+            prefix, tail = q[:i], q[i + len(word):]
+            return Motion(q, q, prefix + neg + tail, f"{prefix}是否{neg}{tail}？", language="zh")
+    return None
+
+
+# ------------------------------------------------------------------ public
+
+def is_chinese(text: str) -> bool:
+    return len(re.findall(r"[\u4e00-\u9fff]", text)) >= max(2, len(text.replace(" ", "")) // 4)
+
+
+def parse(question: str) -> Motion | None:
+    """The motion the rules find in ``question``; None when no rule fits.
+
+    Raises :class:`MotionError` for a question that offers a choice between options."""
+    q = _clean(question)
+    if not q:
+        raise MotionError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
+    if _choice(q):
+        first = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)[0].strip(" ,")
+        example = f"{first}?" if first.split(" ")[0].lower() in _QUESTION_WORDS else f"Should we choose {first}?"
+        raise MotionError(
+            f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
+            f"time: ask about one option, e.g. “{example}”")
+    motion = _chinese(q) if is_chinese(q) else _english(q)
+    if motion is not None and motion_problems(question, motion.yes):
+        return None
+    return motion
+
+
+def motion_for(question: str) -> Motion:
+    """The motion by rule, or an unformed one (bare Yes/No answers, no mirror) when no rule fits;
+    a procedure with a model asks it for the motion instead (:func:`from_phrase`)."""
+    return parse(question) or Motion(_clean(question), "", "", "", "zh" if is_chinese(question) else "en", "none")
+
+
+def named_terms(question: str) -> list[str]:
+    """Numbers, names and quoted titles in the question, which the motion must keep unchanged."""
+    q = _clean(question)
+    terms = re.findall(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|《([^》]+)》|「([^」]+)」", q)
+    found = [next(t for t in group if t) for group in terms]
+    plain = _unquoted(q)
+    found += re.findall(r"#?\d[\w.,:/%-]*\w|#?\d", plain)
+    words = plain.split(" ")
+    for i, w in enumerate(words):
+        w = w.strip(",;:()[]'’")
+        if i == 0 or w in ("I", "Q", "I'm", "I've") or not w or w.lower() in _QUESTION_WORDS:
+            continue
+        if w[0].isupper() and re.match(r"^[A-Z][\w.+#-]*$", w):
+            found.append(w)
+    return list(dict.fromkeys(found))
+
+
+def motion_problems(question: str, phrase: str) -> list[str]:
+    """Why a motion phrase does not state what a Yes commits to ('' list when it does)."""
+    phrase = phrase.strip()
+    problems = []
+    if not phrase:
+        return ["the motion is empty: state what a Yes commits to"]
+    if phrase.endswith(("?", "？")) or (phrase.split(" ")[0].lower() in _QUESTION_WORDS - {"do"} and
+                                        phrase.split(" ")[0][0].isupper()):
+        problems.append("the motion repeats the question: state what a Yes commits to, not the question")
+    missing = [t for t in named_terms(question) if t not in phrase]
+    if missing:
+        problems.append(f"the motion must keep the question's names and numbers unchanged: {', '.join(missing)}")
+    lowered = phrase.lower()
+    used = [w for w in _MACHINERY if w in lowered and w not in question.lower()]
+    if used:
+        problems.append(f"the motion speaks of the court ({', '.join(used)}); state the action or fact itself")
+    return problems
+
+
+def negate(phrase: str) -> str:
+    """A motion phrase's negation: 'merge PR #214' -> 'do not merge PR #214',
+    'the board should approve it' -> 'the board should not approve it'."""
+    words = phrase.strip().split(" ")
+    for i, w in enumerate(words[:7]):
+        if w.lower() in _AUX_NOT and i > 0:
+            return " ".join([*words[:i], _AUX_NOT[w.lower()], *words[i + 1:]])
+    return f"do not {_lower_first(phrase.strip())}"
+
+
+def from_phrase(question: str, phrase: str) -> Motion:
+    """The motion a model wrote for a question no rule fits (checked by :func:`motion_problems`)."""
+    phrase = phrase.strip().rstrip(".")
+    phrase = phrase[0].lower() + phrase[1:] if phrase[:1].isupper() and phrase[1:2].islower() else phrase
+    zh = is_chinese(question)
+    if zh:
+        return Motion(_clean(question), phrase, "不" + phrase, "", "zh", "model")
+    return Motion(_clean(question), phrase, negate(phrase), "", "en", "model")

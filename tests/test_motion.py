@@ -1,0 +1,274 @@
+"""A yes/no question becomes a motion, its negation, the plain answers and the mirror question."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from courtroom_chat.motion import MotionError, from_phrase, motion_for, motion_problems, named_terms, negate, parse
+
+# (question, Yes answer, No answer, mirror question)
+SHAPES = [
+    # the ICLR question that gave "No: do not should ICLR 2017 accept this paper?"
+    ("Should ICLR 2017 accept this paper?", "Yes: ICLR 2017 should accept this paper",
+     "No: ICLR 2017 should not accept this paper", "Should ICLR 2017 reject this paper?"),
+    ("Should I merge PR #214 now?", "Yes: merge PR #214 now", "No: do not merge PR #214 now",
+     "Should I not merge PR #214 now?"),
+    ("Should we ship on Friday?", "Yes: ship on Friday", "No: do not ship on Friday", "Should we not ship on Friday?"),
+    ("should our team adopt Kubernetes", "Yes: adopt Kubernetes", "No: do not adopt Kubernetes",
+     "should our team not adopt Kubernetes?"),
+    ("Should the board approve the budget?", "Yes: the board should approve the budget",
+     "No: the board should not approve the budget", "Should the board reject the budget?"),
+    ("Should Acme Corp renew its contract with Initech for 2025?",
+     "Yes: Acme Corp should renew its contract with Initech for 2025",
+     "No: Acme Corp should not renew its contract with Initech for 2025",
+     "Should Acme Corp not renew its contract with Initech for 2025?"),
+    ("Should I publish my essay \"The Four-Day Week Is a Productivity Tool\" on the team blog now?",
+     "Yes: publish your essay \"The Four-Day Week Is a Productivity Tool\" on the team blog now",
+     "No: do not publish your essay \"The Four-Day Week Is a Productivity Tool\" on the team blog now",
+     "Should I not publish my essay \"The Four-Day Week Is a Productivity Tool\" on the team blog now?"),
+    ("Should we upgrade PostgreSQL 14 to 16 this quarter?", "Yes: upgrade PostgreSQL 14 to 16 this quarter",
+     "No: do not upgrade PostgreSQL 14 to 16 this quarter", "Should we not upgrade PostgreSQL 14 to 16 this quarter?"),
+    ("Should I not merge this?", "Yes: do not merge this", "No: merge this", "Should I merge this?"),
+    ("Should we hire Alice as a data analyst?", "Yes: hire Alice as a data analyst",
+     "No: do not hire Alice as a data analyst", "Should we turn down Alice as a data analyst?"),
+    ("Shall we enable the feature flag for EU users?", "Yes: enable the feature flag for EU users",
+     "No: do not enable the feature flag for EU users", "Shall we disable the feature flag for EU users?"),
+    ("Must the court convict the defendant?", "Yes: the court should convict the defendant",
+     "No: the court should not convict the defendant", "Must the court acquit the defendant?"),
+    ("Is it worth upgrading from PostgreSQL 14 to 16?", "Yes: it is worth upgrading from PostgreSQL 14 to 16",
+     "No: it is not worth upgrading from PostgreSQL 14 to 16", "Is upgrading from PostgreSQL 14 to 16 a mistake?"),
+    ("Is it a good idea to migrate to Postgres 16?", "Yes: it is a good idea to migrate to Postgres 16",
+     "No: it is not a good idea to migrate to Postgres 16", "Is it a bad idea to migrate to Postgres 16?"),
+    ("Is it wise to refactor the billing module before Q3?", "Yes: it is wise to refactor the billing module before Q3",
+     "No: it is not wise to refactor the billing module before Q3", "Is it unwise to refactor the billing module before Q3?"),
+    ("Is it safe to delete the legacy tables?", "Yes: it is safe to delete the legacy tables",
+     "No: it is not safe to delete the legacy tables", "Is it unsafe to delete the legacy tables?"),
+    ("Is the release ready for production?", "Yes: the release is ready for production",
+     "No: the release is not ready for production", "Is the release still not ready for production?"),
+    ("Is v2.3 ready for the Black Friday traffic?", "Yes: v2.3 is ready for the Black Friday traffic",
+     "No: v2.3 is not ready for the Black Friday traffic", "Is v2.3 still not ready for the Black Friday traffic?"),
+    ("Is this PR safe to merge?", "Yes: this PR is safe to merge", "No: this PR is not safe to merge",
+     "Is this PR not safe to merge?"),
+    ("Is Alice a good fit for the role?", "Yes: Alice is a good fit for the role",
+     "No: Alice is not a good fit for the role", "Is Alice not a good fit for the role?"),
+    ("Are we ready to launch in March?", "Yes: you are ready to launch in March",
+     "No: you are not ready to launch in March", "Are we still not ready to launch in March?"),
+    ("Am I ready to apply for the senior role?", "Yes: you are ready to apply for the senior role",
+     "No: you are not ready to apply for the senior role", "Am I not ready to apply for the senior role?"),
+    ("Is there a security risk in this diff?", "Yes: there is a security risk in this diff",
+     "No: there is no security risk in this diff", "Is there no security risk in this diff?"),
+    ("Do we need a cache in front of the API?", "Yes: you need a cache in front of the API",
+     "No: you do not need a cache in front of the API", "Can we do without a cache in front of the API?"),
+    ("Do I need a lawyer for this contract?", "Yes: you need a lawyer for this contract",
+     "No: you do not need a lawyer for this contract", "Can I do without a lawyer for this contract?"),
+    ("Does the patch fix the memory leak?", "Yes: the patch fixes the memory leak",
+     "No: the patch does not fix the memory leak", "Does the patch not fix the memory leak?"),
+    ("Does the contract allow early termination?", "Yes: the contract allows early termination",
+     "No: the contract does not allow early termination", "Does the contract not allow early termination?"),
+    ("Can we ship on Friday?", "Yes: you can ship on Friday", "No: you cannot ship on Friday",
+     "Is it impossible for us to ship on Friday?"),
+    ("Can I use the MIT-licensed code in our product?", "Yes: you can use the MIT-licensed code in your product",
+     "No: you cannot use the MIT-licensed code in your product",
+     "Is it impossible for me to use the MIT-licensed code in our product?"),
+    ("Can the server handle 10k requests per second?", "Yes: the server can handle 10k requests per second",
+     "No: the server cannot handle 10k requests per second", "Is the server unable to handle 10k requests per second?"),
+    ("Would it be better to rewrite the parser in Rust?", "Yes: it would be better to rewrite the parser in Rust",
+     "No: it would not be better to rewrite the parser in Rust", "Would it be a mistake to rewrite the parser in Rust?"),
+    ("Will the migration finish before Monday?", "Yes: the migration will finish before Monday",
+     "No: the migration will not finish before Monday", "Will the migration fail to finish before Monday?"),
+    ("Has the vendor signed the contract?", "Yes: the vendor has signed the contract",
+     "No: the vendor has not signed the contract", "Has the vendor not signed the contract?"),
+    ("Is now the right time to raise prices?", "Yes: now is the right time to raise prices",
+     "No: now is not the right time to raise prices", "Is now the wrong time to raise prices?"),
+    ("Is this the right moment to rebase onto main?", "Yes: this is the right moment to rebase onto main",
+     "No: this is not the right moment to rebase onto main", "Is this the wrong moment to rebase onto main?"),
+    ("Publish this essay now", "Yes: publish this essay now", "No: do not publish this essay now",
+     "Should I not publish this essay now?"),
+    ("Merge PR #88?", "Yes: merge PR #88", "No: do not merge PR #88", "Should I not merge PR #88?"),
+    ("Accept the offer from Globex at $120,000?", "Yes: accept the offer from Globex at $120,000",
+     "No: do not accept the offer from Globex at $120,000", "Should I reject the offer from Globex at $120,000?"),
+    ("So, should we move from design A to design B?", "Yes: move from design A to design B",
+     "No: do not move from design A to design B", "should we not move from design A to design B?"),
+    ("Whether to publish the essay 'The Four-Day Week'", "Yes: publish the essay 'The Four-Day Week'",
+     "No: do not publish the essay 'The Four-Day Week'", "Should I not publish the essay 'The Four-Day Week'?"),
+    ("We should cut the release on 1 March, or not?", "Yes: cut the release on 1 March",
+     "No: do not cut the release on 1 March", "Should we not cut the release on 1 March?"),
+    ("Should I take 2 or 3 days off next week?", "Yes: take 2 or 3 days off next week",
+     "No: do not take 2 or 3 days off next week", "Should I not take 2 or 3 days off next week?"),
+    # Chinese (the criminal trial data are Chinese)
+    ("被告人是否构成盗窃罪？", "是：被告人构成盗窃罪", "否：被告人不构成盗窃罪", "被告人是否不构成盗窃罪？"),
+    ("我们应该合并这个PR吗？", "是：我们应该合并这个PR", "否：我们不应该合并这个PR", "我们是否不应该合并这个PR？"),
+    ("要不要发布这篇文章？", "是：要发布这篇文章", "否：不要发布这篇文章", "是否不要发布这篇文章？"),
+    ("法院是否应当判处被告人有期徒刑三年", "是：法院应当判处被告人有期徒刑三年", "否：法院不应当判处被告人有期徒刑三年",
+     "法院是否不应当判处被告人有期徒刑三年？"),
+    ("被告人有没有自首情节？", "是：被告人有自首情节", "否：被告人没有自首情节", "被告人是否没有自首情节？"),
+]
+
+# What the regular-expression version gave for eight ICLR papers: none may come back.
+OLD_ICLR_ANSWERS = [
+    "No: do not should ICLR 2017 accept this paper?",
+    "Yes: Should ICLR 2017 accept this paper?",
+    "Yes: The prosecution should go ahead (Should ICLR 017 accept this paper)",
+    "No: do not go ahead (Should ICLR 2017 accept this paper)",
+]
+
+
+def test_the_table_has_forty_shapes():
+    assert len(SHAPES) >= 40
+
+
+@pytest.mark.parametrize(("question", "yes", "no", "mirror"), SHAPES, ids=[s[0][:40] for s in SHAPES])
+def test_each_shape_gives_its_motion_answers_and_mirror(question, yes, no, mirror):
+    m = motion_for(question)
+    assert m.source == "rules"
+    assert (m.answer("yes"), m.answer("no"), m.mirror_question) == (yes, no, mirror)
+    assert m.answer("undecided").startswith(("Undecided:", "未决："))
+    for text in (m.answer("yes"), m.answer("no")):
+        assert text not in OLD_ICLR_ANSWERS
+        # the court's machinery never reaches the answer
+        assert not re.search(r"(?i)prosecut|defen[cs]e|\bmotion\b|\bjury\b", text)
+        # and it is an answer, not the question pasted after "Yes:"
+        assert "?" not in text and "？" not in text
+    # the mirror question is a motion too, whose Yes is the original's No
+    mirrored = parse(mirror)
+    assert mirrored is not None and mirrored.mirror_question
+
+
+@pytest.mark.parametrize("question", [q for q, *_ in SHAPES])
+def test_names_and_numbers_survive_into_the_motion_and_answers(question):
+    m = motion_for(question)
+    for term in named_terms(question):
+        assert term in m.yes and term in m.answer("yes") and term in m.answer("no"), term
+
+
+@pytest.mark.parametrize("question", [
+    "Design A or B?", "Should we use Postgres or MySQL?", "Should we ship on Friday or wait until Monday?",
+    "Rust or Go for the new service?", "我们用方案A还是方案B？",
+])
+def test_a_choice_between_options_is_refused_with_one_line(question):
+    with pytest.raises(MotionError) as err:
+        motion_for(question)
+    message = str(err.value)
+    assert "\n" not in message and "choice between options" in message and "e.g." in message
+
+
+def test_the_refusal_suggests_one_option_as_a_question():
+    with pytest.raises(MotionError, match="“Should we ship on Friday\\?”"):
+        motion_for("Should we ship on Friday or wait?")
+    with pytest.raises(MotionError, match="“Should we choose Design A\\?”"):
+        motion_for("Design A or B?")
+
+
+def test_a_question_no_rule_fits_gives_bare_answers_not_the_question():
+    m = motion_for("Frobnicate the quux for ACME 9?")
+    assert m.source == "none" and (m.answer("yes"), m.answer("no")) == ("Yes", "No") and m.mirror_question == ""
+
+
+def test_the_model_s_motion_is_checked_against_the_question():
+    question = "Thoughts on the Q3 roadmap for ACME 9?"
+    assert motion_problems(question, "approve the Q3 roadmap for ACME 9") == []
+    assert any("names and numbers" in p and "ACME" in p for p in motion_problems(question, "approve the roadmap"))
+    assert any("repeats the question" in p for p in motion_problems(question, "Thoughts on the Q3 roadmap for ACME 9?"))
+    assert any("speaks of the court" in p for p in motion_problems(question, "the prosecution wins on Q3 ACME 9"))
+    m = from_phrase(question, "Approve the Q3 roadmap for ACME 9.")
+    assert (m.answer("yes"), m.answer("no")) == ("Yes: approve the Q3 roadmap for ACME 9",
+                                                 "No: do not approve the Q3 roadmap for ACME 9")
+
+
+def test_negation_of_a_written_phrase():
+    assert negate("merge PR #214") == "do not merge PR #214"
+    assert negate("the board should approve it") == "the board should not approve it"
+    assert negate("the patch is ready") == "the patch is not ready"
+
+
+NAMES = st.sampled_from(["ICLR 2017", "PR #214", "PostgreSQL 16", "Acme Corp", "Alice", "Kubernetes", "Q3",
+                         "NeurIPS 2024", "v2.3.1", "Project Orion", "EU", "$5,000", "Python 3.12"])
+SHAPE = st.sampled_from([
+    "Should I {verb} {name} {tail}?", "Should we {verb} the {noun} for {name}?", "Should {name} {verb} the {noun}?",
+    "Is it worth {verb}ing {name}?", "Can we {verb} {name} {tail}?", "Do we need {name} {tail}?",
+    "Would it be better to {verb} {name}?", "Is the {noun} for {name} ready {tail}?", "{Verb} {name} {tail}?",
+    "Will {name} {verb} the {noun} {tail}?", "Is now the right time to {verb} {name}?",
+])
+
+
+@given(SHAPE, NAMES, st.sampled_from(["accept", "merge", "upgrade", "approve", "fund", "ship", "renew"]),
+       st.sampled_from(["budget", "proposal", "release", "contract"]),
+       st.sampled_from(["now", "this week", "before the 2025 launch", "in March", "by Friday"]))
+def test_property_every_number_and_name_reaches_the_motion(shape, name, verb, noun, tail):
+    question = shape.format(name=name, verb=verb, Verb=verb.capitalize(), noun=noun, tail=tail)
+    m = motion_for(question)
+    assert m.source == "rules", question
+    for term in named_terms(question):
+        assert term in m.yes and term in m.no, (question, term, m)
+    assert name.split(" ")[0] in m.answer("yes") and name.split(" ")[0] in m.answer("no")
+    assert m.mirror_question and m.mirror_question != question
+
+
+# ---------------------------------------------------------------- in the decision court
+
+async def _trial(question, script, settings, **kw):
+    from courtroom_chat.backends.scripted import ScriptedBackend
+    from courtroom_chat.case import new_case
+    from courtroom_chat.engine import Trial
+
+    backend = ScriptedBackend(script=script)
+    record = await Trial(new_case(question), settings, store=None, backends={"scripted": backend}, **kw).run()
+    return record, backend
+
+
+def _prosecution(motion):
+    return {"motion": motion, "case_statement": "The roadmap is funded and staffed; the risks are named and owned.",
+            "exhibits": [], "harm_analysis": "Without a decision the team idles for another quarter."}
+
+
+async def test_the_court_answers_the_iclr_question_with_its_motion(scripted_settings):
+    record, backend = await _trial("Should ICLR 2017 accept this paper?", {}, scripted_settings)
+    assert record.outcome.answer in ("Yes: ICLR 2017 should accept this paper", "No: ICLR 2017 should not accept this paper")
+    prosecutor = next(c for c in backend.calls if c.role == "prosecutor")
+    assert 'exactly "ICLR 2017 should accept this paper"' in prosecutor.prompt
+    juror = next(c for c in backend.calls if c.role == "juror")
+    assert set(juror.schema["properties"]["vote"]["enum"]) == {
+        "ICLR 2017 should accept this paper", "ICLR 2017 should not accept this paper", "abstain"}
+
+
+async def test_a_motion_no_rule_forms_is_the_prosecutor_s_checked_and_repaired(scripted_settings):
+    question = "Thoughts on the Q3 roadmap for ACME 9?"
+    script = {"prosecutor": [_prosecution("approve the roadmap"), _prosecution("approve the Q3 roadmap for ACME 9")],
+              **{f"juror-{i}": {"reasoning": "The roadmap is funded and staffed, so approving it is right. " * 3,
+                                "vote": "approve the Q3 roadmap for ACME 9"} for i in range(1, 6)}}
+    record, backend = await _trial(question, script, scripted_settings)
+    first, second = [c for c in backend.calls if c.role == "prosecutor"]
+    correction = second.repairs[0][1]
+    assert "names and numbers" in correction and "ACME" in correction
+    assert record.outcome.answer == "Yes: approve the Q3 roadmap for ACME 9"
+
+
+async def test_a_motion_that_stays_wrong_gives_a_bare_answer_and_a_warning(scripted_settings):
+    question = "Thoughts on the Q3 roadmap for ACME 9?"
+    script = {"prosecutor": [_prosecution("approve the roadmap")] * 2,
+              **{f"juror-{i}": {"reasoning": "The roadmap is funded and staffed, so the answer is yes on it. " * 3,
+                                "vote": "the answer is yes"} for i in range(1, 6)}}
+    record, _ = await _trial(question, script, scripted_settings)
+    assert record.outcome.answer == "Yes"
+    assert any(w.rule == "motion" and "plain Yes or No" in w.message for w in record.warnings)
+
+
+def test_a_choice_question_is_refused_before_the_trial_starts(scripted_settings):
+    from courtroom_chat.case import new_case
+    from courtroom_chat.engine import Trial
+
+    with pytest.raises(MotionError, match="choice between options"):
+        Trial(new_case("Design A or B?"), scripted_settings, store=None)
+
+
+def test_a_mirror_needs_a_question_a_rule_can_negate(scripted_settings):
+    from courtroom_chat.case import new_case
+    from courtroom_chat.engine import Trial
+    from courtroom_chat.errors import CaseError
+
+    with pytest.raises(CaseError, match="--mirror: no rule negates"):
+        Trial(new_case("Frobnicate the quux for ACME 9?"), scripted_settings, store=None, mirror=True)
