@@ -183,6 +183,16 @@ class RunStore:
         with closing(self._connect()) as conn:
             return [dict(r) for r in conn.execute(query, args).fetchall()]
 
+    def with_feedback(self, *, owner: str | None = None) -> list[str]:
+        """The ids of the runs whose outcome a person rated (``courtroom feedback``, the chat's thumbs)."""
+        query = "SELECT run_id FROM runs WHERE feedback IS NOT NULL AND feedback != ''"
+        args: list[Any] = []
+        if owner is not None:
+            query += " AND owner = ?"
+            args.append(owner)
+        with closing(self._connect()) as conn:
+            return [r["run_id"] for r in conn.execute(query + " ORDER BY started_at", args).fetchall()]
+
     def set_feedback(self, run_id: str, rating: str, comment: str = "") -> RunRecord:
         if rating not in ("up", "down"):
             raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")

@@ -48,8 +48,41 @@ def eval_command(
     Console(stderr=True, highlight=False).print(f"report: {result.folder / 'report.md'}")
 
 
+def calibration_command(
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs are stored."),
+    config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON instead of a table."),
+) -> None:
+    """How well each confidence predicted your own outcomes: Brier score and reliability, from the
+    verdicts you rated with `courtroom feedback` or the chat's thumbs."""
+    import json
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from ..config import load_settings
+    from ..errors import CourtroomError, InputError
+    from ..evaluation import report
+    from ..evaluation.feedback import calibration_markdown, feedback_rows
+    from ..store import RunStore
+    from .terminal import fail
+
+    try:
+        settings = load_settings(config)
+        store = RunStore.default(str(runs_dir) if runs_dir else settings.runs.dir)
+        rows = feedback_rows(store)
+    except CourtroomError as exc:
+        fail(str(exc), exc.exit_code if isinstance(exc, InputError) else 1)
+    if as_json:
+        print(json.dumps({"rated": len(rows), "right": sum(r["correct"] for r in rows),
+                          "calibration": report.calibration(rows)}, indent=2))
+        return
+    Console(highlight=False, soft_wrap=True).print(Markdown(calibration_markdown(rows, str(store.root))))
+
+
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.command("eval")(eval_command)
+app.command("calibration")(calibration_command)
 
 if __name__ == "__main__":  # pragma: no cover
     app()
