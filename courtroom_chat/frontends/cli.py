@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .chat_cli import chat_app
-from .eval_cli import eval_command
+from .eval_cli import calibration_command, eval_command
 from .terminal import console, fail, guarded, say
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ config_app = typer.Typer(help="Write, show and locate config.toml.", no_args_is_
 app.add_typer(config_app, name="config")
 app.add_typer(chat_app, name="chat")
 app.command("eval")(eval_command)
+app.command("calibration")(calibration_command)
 
 
 def _settings(config: Path | None, backend: str | None, script: Path | None, runs_dir: Path | None) -> Any:
