@@ -118,6 +118,15 @@ async def main() -> None:
             for c in calls:
                 if c.problems:
                     print(f"    {c.agent} attempt {c.attempt}: {'; '.join(c.problems)[:300]}")
+        jury = [c for c in calls if c.role == "juror"]
+        if jury:
+            start = min(c.started_at.timestamp() for c in jury)
+            span = max(c.started_at.timestamp() + c.seconds for c in jury) - start
+            jury_tokens = sum(c.usage.output_tokens for c in jury)
+            book = backend.runtime().slots
+            print(f"    jury stage: {span:.1f} s for {len(jury)} calls, {jury_tokens} tokens generated, "
+                  f"{jury_tokens / span:.1f} tok/s aggregate ({jury_tokens / span / gen_tps:.2f}x plain decoding)"
+                  + (f"; prefix copies between slots {book.copies} (failed {book.failed})" if book else ""))
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         first_rss = first_rss or rss_mb
         verdict = record.verdict.answer if record.verdict else f"no verdict ({record.status})"

@@ -93,6 +93,10 @@ class LocalSettings(_Section):
     n_ctx: int = Field(8192, ge=512)
     threads: int = Field(0, ge=0)  # 0: one per core
     parallel: int = Field(1, ge=1, le=16)  # decoding slots shared by concurrent calls
+    # With more than one slot: host memory (MiB) for llama.cpp's prompt cache, from which a slot
+    # restores the shared case prefix another slot already read instead of reading it again.
+    cache_ram_mib: int = Field(8192, ge=0, le=65536)  # llama.cpp's own default; 0 turns it off
+    kv_unified: bool = False  # one KV buffer shared by the slots (llama.cpp --kv-unified)
 
 
 class ScriptedSettings(_Section):

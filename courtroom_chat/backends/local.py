@@ -29,6 +29,7 @@ from ..errors import BackendError, ContextTooLongError, missing_extra
 from ..records import Usage
 from .base import ModelReply, ModelRequest, Stopwatch, TextCallback
 from .local_models import LocalModel, assemble, resolve, stderr_progress
+from .local_slots import SlotBook
 from .profiles import PROFILES
 
 CHARS_PER_TOKEN = 3.0  # conservative for Qwen's tokenizer on prose, code and diffs
@@ -42,19 +43,23 @@ class LocalRuntime:
     _shared: dict[tuple[Any, ...], LocalRuntime] = {}
     _guard = threading.Lock()
 
-    def __init__(self, path: Path, n_ctx: int, parallel: int, threads: int):
+    def __init__(self, path: Path, n_ctx: int, parallel: int, threads: int, cache_ram_mib: int = 8192,
+                 kv_unified: bool = False):
         self.path, self.n_ctx, self.parallel, self.threads = path, n_ctx, parallel, threads
+        self.cache_ram_mib, self.kv_unified = cache_ram_mib, kv_unified
         self._server: Any = None
         self._load_lock = threading.Lock()
+        self.slots: SlotBook | None = None  # with several slots: which prompt each holds, and prefix copies
         self.pool = ThreadPoolExecutor(max_workers=max(2, parallel) + 2, thread_name_prefix="courtroom-local")
 
     @classmethod
-    def shared(cls, path: Path, n_ctx: int, parallel: int, threads: int) -> LocalRuntime:
-        key = (str(path), n_ctx, parallel, threads)
+    def shared(cls, path: Path, n_ctx: int, parallel: int, threads: int, cache_ram_mib: int = 8192,
+               kv_unified: bool = False) -> LocalRuntime:
+        key = (str(path), n_ctx, parallel, threads, cache_ram_mib, kv_unified)
         with cls._guard:
             runtime = cls._shared.get(key)
             if runtime is None:
-                runtime = cls._shared[key] = cls(path, n_ctx, parallel, threads)
+                runtime = cls._shared[key] = cls(path, n_ctx, parallel, threads, cache_ram_mib, kv_unified)
             return runtime
 
     @classmethod
@@ -75,7 +80,8 @@ class LocalRuntime:
                 params.model.path = str(self.path)
                 params.n_parallel = self.parallel
                 params.n_ctx = self.n_ctx * self.parallel  # each slot gets the full per-request window
-                params.kv_unified = False  # measured: slots do not share the case prefix; one slot is fastest
+                params.kv_unified = self.kv_unified
+                params.cache_ram_mib = self.cache_ram_mib
                 params.cpuparams.n_threads = self.threads
                 params.cpuparams_batch.n_threads = self.threads
                 params.verbosity = 0
@@ -85,10 +91,19 @@ class LocalRuntime:
                 # Measured on 2 cores: flash attention reads prompts ~10% faster but decodes ~10%
                 # slower at 1-2k tokens of context; decoding dominates a trial.
                 params.flash_attn_type = xllamacpp.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_DISABLED
+                book = SlotBook(self.parallel) if self.parallel > 1 else None
+                if book is not None:  # the loopback /slots endpoint copies a cached prefix between slots
+                    params.endpoint_slots = True
+                    params.slot_save_path = str(book.folder)
                 try:
                     self._server = xllamacpp.Server(params)
                 except Exception as exc:  # a corrupt or incompatible GGUF
+                    if book is not None:
+                        book.close()
                     raise BackendError(f"llama.cpp could not load {self.path}: {exc}") from None
+                if book is not None:
+                    book.address = self._server.listening_address
+                self.slots = book
             return self._server
 
     def generate(self, body: dict[str, Any], on_chunk: Callable[[dict[str, Any]], bool]) -> list[str]:
@@ -107,7 +122,16 @@ class LocalRuntime:
                 return True
             return bool(on_chunk(chunk))
 
-        result = self.server().handle_chat_completions(body, callback)
+        server = self.server()
+        if self.slots is None:
+            result = server.handle_chat_completions(body, callback)
+        else:
+            with self.slots.seat(body) as seat:  # a slot of its own, holding the longest shared prefix
+                def seated(chunk: Any) -> bool:
+                    seat.started()
+                    return callback(chunk)
+
+                result = server.handle_chat_completions({**body, "id_slot": seat.slot}, seated)
         if isinstance(result, dict) and ("error" in result or "code" in result):
             errors.append(error_text(result))
         return errors
@@ -116,6 +140,9 @@ class LocalRuntime:
         self.pool.shutdown(wait=False, cancel_futures=True)
         with self._load_lock:
             self._server = None  # the server's destructor joins its loop and frees the model
+            if self.slots is not None:
+                self.slots.close()
+                self.slots = None
 
 
 atexit.register(LocalRuntime.close_all)
@@ -134,6 +161,7 @@ class LocalBackend:
         self.n_ctx = local.n_ctx
         self.parallel = local.parallel
         self.threads = local.threads or os.cpu_count() or 2
+        self.cache_ram_mib, self.kv_unified = local.cache_ram_mib, local.kv_unified
         self.context_window = self.n_ctx
         self._runtime: LocalRuntime | None = None
 
@@ -146,7 +174,8 @@ class LocalBackend:
             entry: LocalModel | None = self.catalog_entry
             if entry is not None:
                 path = assemble(entry, directory=self.path.parent, progress=stderr_progress(entry.id))
-            self._runtime = LocalRuntime.shared(path, self.n_ctx, self.parallel, self.threads)
+            self._runtime = LocalRuntime.shared(path, self.n_ctx, self.parallel, self.threads, self.cache_ram_mib,
+                                                self.kv_unified)
         return self._runtime
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
