@@ -51,6 +51,18 @@ def parse_reply(text: str, wire: type[T]) -> tuple[T | None, list[Problem]]:
         return None, problems
 
 
+def fraction(v: Any) -> Any:
+    """A confidence as a fraction: 70 or "70%" means 0.7 (models often answer in percent, and
+    grammars do not bound numbers). Anything unreadable is left for validation to refuse."""
+    if isinstance(v, str):
+        v = v.strip().rstrip("%")
+    try:
+        number = float(v)
+    except (TypeError, ValueError):
+        return v
+    return number / 100 if 1 < number <= 100 else number
+
+
 def words(text: str) -> int:
     return len(re.findall(r"\w+(?:['’-]\w+)*", text))
 

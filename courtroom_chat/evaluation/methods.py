@@ -27,6 +27,7 @@ from ..cost import call_cost
 from ..errors import CourtroomError
 from ..procedures.base import case_block, parse_reply
 from ..records import RunRecord
+from ..replies import fraction
 from ..store import RunStore
 from .datasets import NO, YES
 
@@ -153,13 +154,7 @@ class AnswerReply(BaseModel):
     @field_validator("confidence", mode="before")
     @classmethod
     def _percent(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            v = v.strip().rstrip("%")
-        try:
-            number = float(v)
-        except (TypeError, ValueError):
-            return v
-        return number / 100 if 1 < number <= 100 else number
+        return fraction(v)
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from ...replies import fraction
+
 
 def _label(value: Any, mapping: dict[str, str]) -> Any:
     if isinstance(value, str):
@@ -106,14 +108,7 @@ class JudgeReply(BaseModel):
     @field_validator("confidence", mode="before")
     @classmethod
     def _percent(cls, v: Any) -> Any:
-        """70 or "70%" means 0.7: models often answer in percent (grammars do not bound numbers)."""
-        if isinstance(v, str):
-            v = v.strip().rstrip("%")
-        try:
-            number = float(v)
-        except (TypeError, ValueError):
-            return v
-        return number / 100 if 1 < number <= 100 else number
+        return fraction(v)
 
 
 VOTE_WORDS = {"act": "guilty", "do not act": "not_guilty", "abstain": "abstain"}
