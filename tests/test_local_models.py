@@ -119,3 +119,33 @@ def test_models_command_lists_states(fake_model, monkeypatch):
     built = runner.invoke(app, ["models", "--assemble", "fake-model", "--verify"], env={"COLUMNS": "200"})
     assert built.exit_code == 0 and "verified" in built.stdout
     assert runner.invoke(app, ["models", "--assemble", "nope"]).exit_code == 2
+
+
+def test_concurrent_assemblies_take_turns_and_build_the_file_once(fake_model, monkeypatch):
+    """filelock: a second process (here a thread) waits, then finds the verified file."""
+    import threading
+
+    model, _ = fake_model
+    built = []
+    original = local_models._write_marker
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(local_models, "_write_marker", counting)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(assemble(model))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(results)) == 1 and results[0].read_bytes() == b"".join(CHUNKS)
+    assert len(built) == 1
+
+
+def test_the_assembly_progress_bar_shows_bytes_on_stderr(fake_model, capsys):
+    model, _ = fake_model
+    assemble(model, progress=local_models.stderr_progress(model.id))
+    err = capsys.readouterr().err
+    assert "assembling fake-model" in err and "2.0/2.0 kB" in err

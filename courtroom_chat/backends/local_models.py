@@ -18,10 +18,12 @@ import importlib.metadata
 import importlib.util
 import json
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
 
 from ..errors import ModelNotFoundError, WeightsCorruptError
 
@@ -137,7 +139,8 @@ def assemble(model: LocalModel, *, directory: Path | None = None, progress: Prog
     paths = [part_path(model, p) for p in model.parts]
     total = sum(p.stat().st_size for p in paths)
     directory.mkdir(parents=True, exist_ok=True)
-    with _lock(directory / f".{model.filename}.lock"):
+    # One process assembles; another waiting here finds the verified file when it gets the lock.
+    with FileLock(directory / f".{model.filename}.lock"):
         if is_verified(model, target):  # another process finished it while we waited
             return target
         digest = hashlib.sha256()
@@ -187,39 +190,22 @@ def verify_file(model: LocalModel, path: Path) -> bool:
     return ok
 
 
-class _lock:
-    """An exclusive file lock, so two processes never assemble the same file at once."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def __enter__(self) -> _lock:
-        import fcntl
-
-        self._f = open(self.path, "w")
-        fcntl.flock(self._f, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        import fcntl
-
-        fcntl.flock(self._f, fcntl.LOCK_UN)
-        self._f.close()
-
-
 def stderr_progress(label: str) -> Callable[[int, int], None]:
-    """A one-line progress bar on stderr for the one-time weights assembly."""
-    state = {"last": -1}
+    """A rich progress bar on stderr for the one-time weights assembly (bytes, speed, time left)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+    state: dict[str, Any] = {}
 
     def show(done: int, total: int) -> None:
-        pct = int(done * 100 / total) if total else 100
-        if pct == state["last"] or (pct % 5 and pct != 100):
-            return
-        state["last"] = pct
-        bar = "#" * (pct // 4) + "-" * (25 - pct // 4)
-        end = "\n" if pct == 100 else "\r"
-        sys.stderr.write(f"assembling {label} [{bar}] {pct:3d}% ({done / 1e6:,.0f}/{total / 1e6:,.0f} MB){end}")
-        sys.stderr.flush()
+        if "bar" not in state:
+            bar = Progress(TextColumn(f"assembling {label}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                           TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task("assemble", total=total)
+        state["bar"].update(state["task"], completed=done)
+        if done >= total:
+            state.pop("bar").stop()
 
     return show
 

@@ -70,10 +70,11 @@ def _base_settings() -> Settings:
     return load_settings()
 
 
-def _chat_settings() -> tuple[Settings, bool]:
-    """The settings of the next trial: config.toml plus this session's panel, and dry run."""
+def _chat_settings(base: Settings | None = None) -> tuple[Settings, bool]:
+    """The settings of the next trial: config.toml (``base``, when the caller already read it)
+    plus this session's panel, and dry run."""
     values = dict(cl.context.session.chat_settings or {})
-    return apply_values(_base_settings(), values, _procedure()), bool(values.get("dry_run"))
+    return apply_values(base or _base_settings(), values, _procedure()), bool(values.get("dry_run"))
 
 
 def _procedure() -> str:
@@ -98,11 +99,11 @@ async def _say(text: str, *, error: bool = False) -> None:
 # ---------------------------------------------------------------- the trial
 
 
-async def run_trial(case: Case, *, dry_run: bool | None = None) -> TrialView | None:
+async def run_trial(case: Case, *, dry_run: bool | None = None, base: Settings | None = None) -> TrialView | None:
     """Run one trial and render it; every failure becomes a message, never a verdict."""
     state = _state()
     try:
-        settings, dry = _chat_settings()
+        settings, dry = _chat_settings(base)
         trial = Trial(case, settings, procedure=_procedure(), dry_run=dry if dry_run is None else dry_run,
                       owner=_owner())
     except CourtroomError as exc:
@@ -185,7 +186,7 @@ async def _refuse(rejected: list[str]) -> None:
         await _say("**Not accepted as evidence:**\n" + "\n".join(f"- {r}" for r in rejected), error=True)
 
 
-async def _ask_for_evidence(question: str) -> Evidence | None:
+async def _ask_for_evidence(question: str, limits: Any) -> Evidence | None:
     """None: the person did not answer. An empty Evidence: proceed on the question alone."""
     upload = chainlit_config.features.spontaneous_file_upload
     reply = await cl.AskActionMessage(
@@ -206,7 +207,7 @@ async def _ask_for_evidence(question: str) -> Evidence | None:
     ).send()
     if not files:
         return None
-    return read_uploads([(f.name, f.path) for f in files], _base_settings().limits)
+    return read_uploads([(f.name, f.path) for f in files], limits)
 
 
 async def _settings_panel(kept: dict[str, Any] | None = None) -> Settings:
@@ -234,7 +235,8 @@ async def start() -> None:
 async def on_message(message: cl.Message) -> None:
     state = _state()
     try:
-        limits = _base_settings().limits
+        base = _base_settings()  # config.toml is read once per message
+        limits = base.limits
     except CourtroomError as exc:
         await _say(f"**The configuration has a problem:** {exc}", error=True)
         return
@@ -250,7 +252,7 @@ async def on_message(message: cl.Message) -> None:
             await _say(f"Evidence received: {names}. Now ask the yes/no question the court should decide.")
         return
     if not state.pending.documents:
-        more = await _ask_for_evidence(question)
+        more = await _ask_for_evidence(question, limits)
         if more is None:
             await _say("No evidence arrived, so no trial yet. Ask again with files attached, or choose to "
                        "proceed on the question alone.")
@@ -263,7 +265,7 @@ async def on_message(message: cl.Message) -> None:
         await _say(str(exc), error=True)
         return
     state.pending = Evidence()
-    await run_trial(case)
+    await run_trial(case, base=base)
 
 
 # ---------------------------------------------------------------- settings, profiles, resume

@@ -179,3 +179,19 @@ def test_panel_values_round_trip_to_settings():
     assert str(claude.model_for("judge")) == "anthropic:claude-sonnet-4-6" and claude.budget.max_usd == 0.5
     with pytest.raises(ConfigError, match="jurors seated must be a number"):
         apply_values(base, {"param_jury_size": "many"})
+
+
+async def test_one_message_reads_the_configuration_once(chat, runs_dir, monkeypatch):
+    """A question asked alone, evidence asked for, then the trial: config.toml is read once."""
+    from courtroom_chat.frontends import chat as module
+
+    reads = []
+    original = module.load_settings
+    monkeypatch.setattr(module, "load_settings", lambda *a, **k: reads.append(1) or original(*a, **k))
+    session = chat.session()
+    session.files["f1"] = {"id": "f1", "path": LOG, "name": "test-log.txt", "type": "text/plain", "size": 10}
+    session.emit_call.side_effect = [{"name": "attach", "payload": {}, "label": "📎 Attach evidence"}, [{"id": "f1"}]]
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION)
+    assert ui.verdicts()
+    assert len(reads) == 1
