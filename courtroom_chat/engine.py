@@ -58,6 +58,7 @@ class Trial:
         self.store: RunStore | None = store or None
         self.owner = owner
         self.pool = BackendPool(self.settings, backends, dry_run=dry_run)
+        self.pool.preflight(self.settings.model_for(role.name) for role in self.procedure.roles)
         self.mirror, self.fragility = mirror, fragility
         self.backends = backends
         run_id = run_id or new_run_id()

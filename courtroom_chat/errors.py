@@ -68,11 +68,11 @@ class BackendUnavailableError(BackendError):
 
 
 class ModelNotFoundError(BackendError):
-    pass
+    exit_code = 2  # a setup problem the person must fix (install the weights), not a failed run
 
 
 class WeightsCorruptError(BackendError):
-    pass
+    exit_code = 2
 
 
 class RoleOutputError(CourtroomError):

