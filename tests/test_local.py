@@ -79,6 +79,28 @@ async def test_a_real_trial_on_the_embedded_model(local_settings, runs_dir):
         assert not re.search("[\u3000-\u9fff\uac00-\ud7af]", text), text
 
 
+@pytest.mark.real_model
+@requires_model
+async def test_a_real_trial_answers_the_iclr_question_with_its_motion(local_settings, runs_dir):
+    """The question that gave "No: do not should ICLR 2017 accept this paper?": the answer is the
+    motion or its negation, with "ICLR 2017" whole, whatever the model writes."""
+    from courtroom_chat.motion import motion_for
+    from tests.test_motion import OLD_ICLR_ANSWERS
+
+    question = "Should ICLR 2017 accept this paper?"
+    abstract = pasted_document(
+        "We propose a recurrent attention model for sequence labelling. On three benchmarks it improves F1 by "
+        "0.4 to 1.1 points over a BiLSTM-CRF baseline. Reviewer 1: the gains are small and no significance test "
+        "is given. Reviewer 2: clear writing, but the idea is close to prior work from 2015.")
+    record = await Trial(new_case(question, [abstract]), local_settings).run()
+    assert record.status == "complete", record.error
+    motion = motion_for(question)
+    assert record.outcome.answer in {motion.answer("yes"), motion.answer("no"), motion.answer("undecided")}
+    assert record.outcome.answer not in OLD_ICLR_ANSWERS
+    assert record.prosecution.motion == "ICLR 2017 should accept this paper"
+    assert {j.vote for j in record.jury.jurors if j.status == "voted"} <= {"guilty", "not_guilty", "abstain"}
+
+
 def written_text(record) -> list[str]:
     """Every free-text field the agents wrote (not the quotes they copied from the evidence)."""
     out = [record.prosecution.case_statement, record.prosecution.harm_analysis, record.defense.counter_argument,
