@@ -26,12 +26,14 @@ from ..errors import BudgetExceeded, CourtroomError
 from ..procedures import available
 from ..procedures import get as get_procedure
 from ..store import RunStore
+from . import chat_offline
 from .chat_data import ChatDataLayer
 from .chat_inputs import Evidence, apply_values, pasted, read_uploads, settings_values, split_message, widgets
 from .chat_users import ChatUsers
 from .chat_view import SessionCosts, TrialView, verdict_actions
 
 log = logging.getLogger("courtroom_chat.chat")
+chat_offline.install()  # the page asks for nothing outside this machine (no web fonts, no CDN)
 AUTHOR = "Court"
 WELCOME = (
     "Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence with 📎: "

@@ -353,15 +353,20 @@ def browser(chromium):
         browser.close()
 
 
-def loopback_only(route: Any) -> None:
-    """Abort every request that would leave the machine (fonts, CDNs)."""
+def loopback_only(outside: list[str]) -> Any:
+    """A route handler that lets loopback requests through and records, then aborts, every
+    request that would leave the machine (fonts, CDNs): the page must make none."""
     from urllib.parse import urlparse
 
-    url = urlparse(route.request.url)
-    if url.scheme in ("data", "blob") or url.hostname in ("127.0.0.1", "localhost"):
-        route.continue_()
-    else:
-        route.abort()
+    def route_(route: Any) -> None:
+        url = urlparse(route.request.url)
+        if url.scheme in ("data", "blob") or url.hostname in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    return route_
 
 
 class ChatPage:
@@ -370,7 +375,8 @@ class ChatPage:
     def __init__(self, browser: Any, server: ChatServer):
         self.server = server
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.context.route("**/*", loopback_only)
+        self.outside: list[str] = []  # requests the page tried to send off this machine
+        self.context.route("**/*", loopback_only(self.outside))
         self.page = self.context.new_page()
         self.page.set_default_timeout(30_000)
         self.page.goto(server.url + "/")
@@ -419,6 +425,8 @@ def open_chat(browser, chat_server, request):
             tab.screenshot(request.node.name + (f"-{i}" if i else ""))
         finally:
             tab.close()
+    outside = [url for tab in opened for url in tab.outside]
+    assert not outside, f"the chat page asked for {len(outside)} resources off this machine: {outside}"
 
 LOG = Path(__file__).resolve().parents[2] / "cases" / "code-commit" / "test-log.txt"
 QUESTION = "Should I merge PR #214 now?"
