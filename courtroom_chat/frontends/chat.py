@@ -26,14 +26,14 @@ from ..errors import BudgetExceeded, CourtroomError
 from ..procedures import available
 from ..procedures import get as get_procedure
 from ..store import RunStore
-from . import chat_offline
+from . import chat_page
 from .chat_data import ChatDataLayer
 from .chat_inputs import Evidence, apply_values, pasted, read_uploads, settings_values, split_message, widgets
 from .chat_users import ChatUsers
 from .chat_view import SessionCosts, TrialView, verdict_actions
 
 log = logging.getLogger("courtroom_chat.chat")
-chat_offline.install()  # the page asks for nothing outside this machine (no web fonts, no CDN)
+chat_page.install()  # no web fonts or CDN on the page; steps titled without "Used"
 AUTHOR = "Court"
 WELCOME = (
     "Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence with 📎: "
@@ -91,11 +91,18 @@ def _runs() -> list[str]:
     return list(cl.user_session.get("run_ids") or [])
 
 
+def _notice(message: Any) -> Any:
+    """A message that is not a verdict: Chainlit puts its thumbs on the last assistant message
+    of each exchange, and feedback belongs on verdicts only."""
+    message.type = "system_message"
+    return message
+
+
 async def _say(text: str, *, error: bool = False) -> None:
     if error:
-        await cl.ErrorMessage(content=text, author=AUTHOR).send()
+        await _notice(cl.ErrorMessage(content=text, author=AUTHOR)).send()
     else:
-        await cl.Message(content=text, author=AUTHOR).send()
+        await _notice(cl.Message(content=text, author=AUTHOR)).send()
 
 
 # ---------------------------------------------------------------- the trial
@@ -191,22 +198,22 @@ async def _refuse(rejected: list[str]) -> None:
 async def _ask_for_evidence(question: str, limits: Any) -> Evidence | None:
     """None: the person did not answer. An empty Evidence: proceed on the question alone."""
     upload = chainlit_config.features.spontaneous_file_upload
-    reply = await cl.AskActionMessage(
+    reply = await _notice(cl.AskActionMessage(
         content=f"**{question}**\n\nNo evidence is attached. The court argues best over evidence: files, "
                 "or text pasted under the question.",
         actions=[cl.Action(name="attach", payload={}, label="📎 Attach evidence"),
                  cl.Action(name="proceed", payload={}, label="Proceed on the question alone")],
         author=AUTHOR, timeout=600,
-    ).send()
+    )).send()
     if reply is None:
         return None
     if reply.get("name") != "attach":
         return Evidence()
-    files = await cl.AskFileMessage(
+    files = await _notice(cl.AskFileMessage(
         content="Attach the evidence files.", accept=upload.accept if upload and upload.accept else ["text/plain"],
         max_files=upload.max_files if upload and upload.max_files else 10,
         max_size_mb=upload.max_size_mb if upload and upload.max_size_mb else 2, author=AUTHOR, timeout=600,
-    ).send()
+    )).send()
     if not files:
         return None
     return read_uploads([(f.name, f.path) for f in files], limits)
@@ -335,11 +342,11 @@ async def export(action: cl.Action) -> None:
         return
     stored = _store(_base_settings()).path_for(record.run_id).read_bytes()
     markdown = render.replay(parse_events(record.events)).encode()
-    await cl.Message(
+    await _notice(cl.Message(
         content=f"The record of run `{record.run_id}`, as JSON and as Markdown.", author=AUTHOR,
         elements=[cl.File(name=f"courtroom-{record.run_id}.json", content=stored, mime="application/json"),
                   cl.File(name=f"courtroom-{record.run_id}.md", content=markdown, mime="text/markdown")],
-    ).send()
+    )).send()
 
 
 @cl.action_callback("rerun")

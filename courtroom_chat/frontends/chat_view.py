@@ -72,9 +72,10 @@ class TrialView:
     # ------------------------------------------------------------------ steps
 
     async def _step(self, name: str, parent: cl.Step | None = None, *, output: str = "", open_: bool = False,
-                    done: bool = False) -> cl.Step:
+                    done: bool = False, collapse: bool = False) -> cl.Step:
         parent_id = parent.id if parent else self.root
-        step = cl.Step(name=name, type="tool", parent_id=parent_id, default_open=open_, show_input=False)
+        step = cl.Step(name=name, type="tool", parent_id=parent_id, default_open=open_, auto_collapse=collapse,
+                       show_input=False)
         step.start = utc_now()
         step.output = output
         if done:
@@ -93,7 +94,8 @@ class TrialView:
 
     async def _stage_step(self, view: StageView) -> cl.Step:
         if view.key not in self.stages:
-            self.stages[view.key] = await self._step(self._stage_name(view), open_=True)
+            # Open while it runs, folded once it is done, so the verdict is what stays in view.
+            self.stages[view.key] = await self._step(self._stage_name(view), open_=True, collapse=True)
         return self.stages[view.key]
 
     @staticmethod
@@ -169,7 +171,9 @@ class TrialView:
     async def on_run_finished(self, e: Any, view: StageView | None) -> None:
         self.costs.add(e.cost_by_role, e.cost_usd)
         if self.presenter.plans:
-            await cl.Message(content=render.dry_run_summary(self.presenter.plans), author=self.author).send()
+            summary = cl.Message(content=render.dry_run_summary(self.presenter.plans), author=self.author)
+            summary.type = "system_message"  # no verdict, so no thumbs (Chainlit's feedback is for verdicts)
+            await summary.send()
         elif e.status == "complete" and self.presenter.outcome is not None:
             await self.send_verdict()
 

@@ -8,9 +8,13 @@ anything imports it.
 from __future__ import annotations
 
 import asyncio
+import glob
 import os
+import pwd
 import shutil
+import subprocess
 import tempfile
+import time
 import uuid
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -72,6 +76,12 @@ class UI:
         return [s for s in self.steps() if s.get("parentId") == parent["id"]]
 
     def messages(self) -> list[dict[str, Any]]:
+        """The court's messages: verdicts (assistant messages, which Chainlit gives thumbs) and
+        notices (system messages)."""
+        return [m for m in self.items.values() if m["type"] in ("assistant_message", "system_message")]
+
+    def scorable(self) -> list[dict[str, Any]]:
+        """The messages Chainlit may put feedback buttons on."""
         return [m for m in self.items.values() if m["type"] == "assistant_message"]
 
     def texts(self) -> list[str]:
@@ -237,7 +247,7 @@ class ChatServer:
     """``chainlit run`` on the chat app, on a free loopback port, with its own app root,
     database, runs dir and users, every role on the scripted backend."""
 
-    def __init__(self, root: Path, latency_ms: int):
+    def __init__(self, root: Path, latency_ms: int, database_url: str | None = None):
         from courtroom_chat.frontends.chat_users import ChatUsers
 
         self.root = root
@@ -250,7 +260,7 @@ class ChatServer:
         self.runs = root / "runs"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("COURTROOM_", "CHAINLIT_"))},
-            "CHAINLIT_APP_ROOT": str(root), "DATABASE_URL": f"sqlite:///{root / 'chat.sqlite'}",
+            "CHAINLIT_APP_ROOT": str(root), "DATABASE_URL": database_url or f"sqlite:///{root / 'chat.sqlite'}",
             "COURTROOM_RUNS_DIR": str(self.runs), "COURTROOM_BACKEND": "scripted",
             "COURTROOM_SCRIPTED_LATENCY_MS": str(latency_ms), "COURTROOM_CHAT_USERS": str(users.path),
         }
@@ -336,8 +346,11 @@ def require_chromium_fixture() -> Any:
 
 @pytest.fixture(scope="module")
 def chat_server(tmp_path_factory, request):
-    """The server for one test module; the module's ``CHAT_LATENCY_MS`` sets the model latency."""
-    server = ChatServer(tmp_path_factory.mktemp("chat-server"), getattr(request.module, "CHAT_LATENCY_MS", 1200))
+    """The server for one test module; the module's ``CHAT_LATENCY_MS`` sets the model latency and
+    ``CHAT_DATABASE = "postgresql"`` keeps the history on a real PostgreSQL server instead of SQLite."""
+    database = getattr(request.module, "CHAT_DATABASE", "sqlite")
+    url = request.getfixturevalue("postgres").url if database == "postgresql" else None
+    server = ChatServer(tmp_path_factory.mktemp("chat-server"), getattr(request.module, "CHAT_LATENCY_MS", 1200), url)
     server.start()
     yield server
     server.stop()
@@ -401,6 +414,22 @@ class ChatPage:
         """The first step of that name (a stage comes before an agent named like it: "Defense")."""
         return self.page.locator(f'[id="step-{name}"]').first
 
+    def ask_and_wait(self, question: str, files: list[Path]) -> None:
+        """Ask, wait for the verdict's footer, and give the background writes to the history time."""
+        self.ask(question, files)
+        self.page.get_by_text("This session:").wait_for(timeout=60_000)
+        self.page.wait_for_timeout(1500)
+
+    def resume(self, question: str, stages: tuple[str, ...]) -> None:
+        """Open the thread of ``question`` from the history; every stage and the footer come back."""
+        import re
+
+        self.page.locator("#thread-history").get_by_text(question).click()
+        self.page.wait_for_url(re.compile("/thread/"))
+        for name in stages:
+            self.step(name).wait_for()
+        self.page.get_by_text("This session:").wait_for()
+
     def screenshot(self, name: str) -> None:
         OUTPUT.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(OUTPUT / f"{name}.png"))
@@ -438,3 +467,97 @@ def stored_records(runs_dir: Path) -> list[Any]:
 
     store = RunStore(runs_dir)
     return [store.load(r["run_id"]) for r in store.list()]
+
+
+# ---------------------------------------------------------------- a throwaway PostgreSQL server
+# Debian's ``postgresql`` package (``.ci/run`` installs it) puts the server under
+# ``/usr/lib/postgresql/<version>/bin``. The server refuses to run as root, so as root it runs as the
+# package's ``postgres`` user in a data folder that user owns. Trust authentication, loopback only,
+# no fsync: a test database, gone when the test module ends.
+
+
+def server_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[4]))
+    return Path(found[-1]).parent if found else None
+
+
+def require_postgres() -> Path:
+    """The server's bin folder. Missing: a failure when COURTROOM_REQUIRE_POSTGRES=1 (CI), else a skip."""
+    where = server_bin()
+    if where is None:
+        reason = "PostgreSQL's server is not installed; install it with `apt-get install -y postgresql`"
+        if os.environ.get("COURTROOM_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"PostgreSQL tests required (COURTROOM_REQUIRE_POSTGRES=1) but {reason}")
+        pytest.skip(reason)
+    return where
+
+
+class Postgres:
+    def __init__(self, bin_dir: Path, port: int):
+        self.bin = bin_dir
+        self.port = port
+        self.dir = Path(tempfile.mkdtemp(prefix="courtroom-pg-"))
+        self.user: str | None = None
+        if os.geteuid() == 0:  # postgres will not run as root
+            self.user = "postgres"
+            entry = pwd.getpwnam(self.user)
+            os.chown(self.dir, entry.pw_uid, entry.pw_gid)
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://court@127.0.0.1:{self.port}/chat"
+
+    def _run(self, *args: str) -> None:
+        done = subprocess.run([str(self.bin / args[0]), *args[1:]], user=self.user, capture_output=True, text=True,
+                              cwd=self.dir)
+        if done.returncode:
+            raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+
+    def start(self, timeout: float = 60.0) -> None:
+        data = self.dir / "data"
+        if not data.exists():
+            self._run("initdb", "-D", str(data), "-U", "court", "--auth=trust", "-E", "UTF8", "--no-sync")
+        self.log = open(self.dir / "server.log", "ab")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(
+            [str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port), "-c", "listen_addresses=127.0.0.1",
+             "-c", f"unix_socket_directories={self.dir}", "-c", "fsync=off"],
+            user=self.user, cwd=self.dir, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"postgres exited: {(self.dir / 'server.log').read_text(errors='replace')[-2000:]}")
+            ready = subprocess.run([str(self.bin / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)],
+                                   capture_output=True)
+            if ready.returncode == 0:
+                break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"postgres did not accept connections within {timeout:.0f} s")
+        if not (self.dir / "created").exists():
+            self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "court", "chat")
+            (self.dir / "created").touch()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()  # a "smart" shutdown: waits for sessions, then checkpoints
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if getattr(self, "log", None):
+            self.log.close()
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """A real PostgreSQL server on a free loopback port for one test module (see postgres.py)."""
+    server = Postgres(require_postgres(), free_port())
+    server.start()
+    yield server
+    server.remove()

@@ -24,7 +24,13 @@ def test_upload_and_ask_shows_four_stages_the_verdict_and_a_verified_exhibit(ope
     chat.ask("Should I merge PR #214 now?", [CASE / "pr-214.diff", CASE / "test-log.txt"])
     page.get_by_text("This session:").wait_for(timeout=60_000)
     for name in STAGES:
-        assert chat.step(name).is_visible(), name
+        stage = chat.step(name)
+        assert stage.is_visible(), name
+        assert stage.inner_text().strip() == name  # titled as the court names it, not "Used Prosecution"
+    # finished stages fold once the verdict is in, so the verdict is what stays in view
+    page.wait_for_function(
+        "names => names.every(n => document.getElementById('step-' + n)?.getAttribute('aria-expanded') === 'false')",
+        arg=STAGES, timeout=10_000)
 
     record = saved(chat_server, "Should I merge PR #214 now?")
     verdict = page.locator(".step", has_text="This trial:").last
@@ -34,6 +40,7 @@ def test_upload_and_ask_shows_four_stages_the_verdict_and_a_verified_exhibit(ope
         assert page.get_by_role("button", name=label).last.is_visible()
 
     exhibit = next(e for e in record.prosecution.exhibits if e.verified)
+    chat.step("Prosecution").click()  # unfold the stage to reach its exhibits
     trigger = chat.step(f"Exhibit {exhibit.number} · ✅ verified")
     assert trigger.get_attribute("aria-expanded") == "false"
     trigger.click()
@@ -76,18 +83,11 @@ def test_dry_run_shows_prompts_and_calls_no_model(open_chat, chat_server):
 
 def test_threads_survive_a_restart_and_resume_with_the_whole_trial(open_chat, chat_server):
     question = "Should the history survive a restart?"
-    chat = open_chat()
-    chat.ask(question, [CASE / "pr-214.md"])
-    chat.page.get_by_text("This session:").wait_for(timeout=60_000)
-    chat.page.wait_for_timeout(1500)  # steps are written to SQLite in the background
+    open_chat().ask_and_wait(question, [CASE / "pr-214.md"])
 
     chat_server.stop()
     chat_server.start()
 
     again = open_chat()
-    again.page.locator("#thread-history").get_by_text(question).click()
-    again.page.wait_for_url(re.compile("/thread/"))
-    for name in STAGES:
-        again.step(name).wait_for()
-    again.page.get_by_text("This session:").wait_for()
+    again.resume(question, STAGES)
     again.page.get_by_role("button", name="Export").wait_for()

@@ -195,3 +195,18 @@ async def test_one_message_reads_the_configuration_once(chat, runs_dir, monkeypa
         await chat.send(QUESTION)
     assert ui.verdicts()
     assert len(reads) == 1
+
+
+async def test_only_verdicts_can_carry_feedback(chat, runs_dir):
+    """Chainlit puts thumbs on the last assistant message of an exchange: the prompt asking for
+    evidence and every other notice are system messages, the verdict the only assistant one."""
+    session = chat.session()
+    session.emit_call.return_value = {"name": "proceed", "payload": {}, "label": "Proceed on the question alone"}
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION)
+        await chat.send("Should we ship the release on Friday?")
+    verdicts = ui.verdicts()
+    assert len(verdicts) == 2 and ui.scorable() == verdicts
+    # the evidence prompt (its text becomes the choice once answered) is a notice, once per question
+    asked = [m for m in ui.messages() if (m.get("output") or "").startswith("**Selected:** Proceed")]
+    assert len(asked) == 2 and all(m["type"] == "system_message" for m in asked)
