@@ -25,6 +25,7 @@ from ..backends import BackendPool
 from ..backends.base import Backend
 from ..config import Settings
 from ..errors import InputError
+from ..motion import motion_for
 from ..store import RunStore
 from .datasets import NO, YES, Dataset, Item, stable_seed
 from .methods import BASELINES, Baselines, Prediction, run_baseline, run_court
@@ -90,8 +91,6 @@ def mirror_question(item: Item) -> str:
     """The negated question, sides swapped: the dataset's own, else ``motion_for(...).mirror_question``."""
     if item.mirror_question:
         return item.mirror_question
-    from ..motion import motion_for
-
     mirrored = motion_for(item.case.question).mirror_question
     if not mirrored:
         raise InputError(f"--mirror: item {item.id}: no rule negates its question “{item.case.question}”; "

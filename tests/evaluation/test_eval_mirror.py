@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from courtroom_chat.backends.scripted import ScriptedBackend
-from courtroom_chat.errors import InputError
 from courtroom_chat.evaluation.harness import evaluate_async
 from courtroom_chat.evaluation.report import mirror_counts
 
@@ -37,7 +34,7 @@ def test_a_model_that_says_no_to_everything_contradicts_nothing_but_is_counted()
     assert (c["agree"], c["no_to_both"], c["no_to_both_share"]) == (0, 4, 1.0)
 
 
-async def test_mirror_end_to_end_with_known_answers(fixtures, runs_dir, motion_stand_in):
+async def test_mirror_end_to_end_with_known_answers(fixtures, runs_dir):
     yes = {"reasoning": "r", "decision": "yes", "confidence": 0.9}
     no = {"reasoning": "r", "decision": "no", "confidence": 0.7}
     # items in order, asked then mirror: merge-214 yes/no (agree); friday no/no (No to both)
@@ -56,16 +53,9 @@ async def test_mirror_end_to_end_with_known_answers(fixtures, runs_dir, motion_s
     assert "| single | 2 | 1 (50%) | 1 (50%) | 0 (0%) | 0 |" in ev.markdown
 
 
-async def test_a_dataset_may_name_its_own_mirror_question(fixtures, runs_dir, monkeypatch):
-    monkeypatch.setitem(sys.modules, "courtroom_chat.motion", None)  # not needed: ICLR names its negation
+async def test_a_dataset_may_name_its_own_mirror_question(fixtures, runs_dir):
     backend = ScriptedBackend()
     await evaluate_async(str(fixtures / "iclr"), procedure="none", baselines=["single"], limit=2, mirror=True,
                          backend="scripted", backends={"scripted": backend})
     assert {r.case.question for r in backend.calls} == {"Should ICLR 2017 accept this paper?",
                                                       "Should ICLR 2017 reject this paper?"}
-
-
-async def test_mirror_without_the_motion_module_is_one_clear_line(fixtures, runs_dir, monkeypatch):
-    monkeypatch.setitem(sys.modules, "courtroom_chat.motion", None)
-    with pytest.raises(InputError, match=r"--mirror needs courtroom_chat.motion \(motion_for\)"):
-        await evaluate_async(str(fixtures / "adrs.json"), mirror=True, backend="scripted")
