@@ -289,3 +289,54 @@ async def test_a_question_without_evidence_asks_for_arguments_not_quotes(scripte
     evidence = record.outcome.confidence("evidence")
     assert evidence == 0.0
     assert "rests on argument alone" in record.outcome.markdown or "argument alone" in str(record.outcome.confidences)
+
+
+async def test_a_juror_whose_facts_all_point_one_way_cannot_vote_the_other(scripted_settings):
+    """Facts found on one side only and a vote for the other side: the juror is asked once more;
+    if it still contradicts itself the vote stands and the verdict carries the warning."""
+    against_only = {"facts_for": "none", "facts_against": "Exhibit 1: 1 failed, 37 passed in 2.41s, a test still fails.",
+                    "reasoning": GOOD_REASONING, "vote": "act"}
+    revised = {**against_only, "vote": "do not act"}
+    record, backend, _ = await trial({"juror-1": [against_only, revised]}, scripted_settings)
+    correction = [c for c in backend.calls if c.role == "juror" and c.agent == "juror-1"][1].repairs[0][1]
+    assert 'your facts support only "do not merge PR #214' in correction and "yet you voted" in correction
+    assert record.jury.jurors[0].vote == "not_guilty" and "juror_contradiction" not in rules(record)
+
+    kept, _, _ = await trial({"juror-1": against_only}, scripted_settings)
+    assert kept.jury.jurors[0].vote == "guilty"
+    assert any(w.agent == "juror-1" and w.rule == "juror_contradiction" for w in kept.warnings)
+
+
+@pytest.mark.parametrize("facts_for, facts_against, vote", [
+    ("Exhibit 1 shows the fix works.", "none", "act"),          # consistent
+    ("Exhibit 1 shows the fix works.", "Exhibit 2: one test fails.", "do not act"),  # both sides: a weighing
+    ("None found.", "None.", "abstain"),                       # nothing either way
+    ("", "Exhibit 2: one test fails.", "abstain"),             # abstaining contradicts nothing
+])
+async def test_a_vote_that_goes_with_the_jurors_facts_is_not_questioned(scripted_settings, facts_for, facts_against, vote):
+    reply = {"facts_for": facts_for, "facts_against": facts_against, "reasoning": GOOD_REASONING, "vote": vote}
+    record, backend, _ = await trial({"juror-1": reply}, scripted_settings)
+    assert len([c for c in backend.calls if c.agent == "juror-1"]) == 1
+    assert "juror_contradiction" not in rules(record)
+
+
+async def test_a_prosecution_exhibit_the_defense_quotes_for_its_side_counts_for_neither(scripted_settings):
+    """The prosecutor must file something; when its own quote tells against the motion, the
+    defense quotes it back. That is not a duplicate to drop: the fact is claimed by both sides,
+    the jurors are told so, and the evidence confidence no longer counts it for acting."""
+    turned = {**defense(challenges=((1, "refutes"),)),
+              "exhibits": [{"source_quote": QUOTE, "shows": "A test still fails, so the fix is not ready."}]}
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": turned, **votes}, scripted_settings)
+    assert record.defense.turned == [1] and record.defense.exhibits == []
+    assert "exhibit_duplicate" not in rules(record)
+    juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
+    assert "(the defense cites it too, against the motion)" in juror_prompt
+    basis = record.verdict.evidence_basis
+    assert (basis["exhibits_for"], basis["exhibits_against"], basis["exhibits_contested"]) == (0, 0, 1)
+    from courtroom_chat.procedures.decision.answer import evidence_basis_text
+
+    assert "1 cited by both sides" in evidence_basis_text(basis)
+
+    plain, _, _ = await trial({"prosecutor": prosecution(), "defense": defense(), **votes}, scripted_settings)
+    assert plain.defense.turned == [] and plain.verdict.evidence_basis["exhibits_for"] == 1

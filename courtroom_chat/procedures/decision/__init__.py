@@ -294,6 +294,7 @@ class DecisionCourt(Procedure):
                                defense_exhibits="[the defense's verified exhibits]")
         def listed(exhibits: list[Exhibit]) -> str:
             return "\n".join(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})'
+                             + (" (the defense cites it too, against the motion)" if e.number in defense.turned else "")
                              for e in exhibits) or "(none)"
         return self.render("jury_record", motion=vote_phrases(motion)["act"],
                            counter_argument=defense.counter_argument,
@@ -454,12 +455,14 @@ class DecisionCourt(Procedure):
             )
             court.settle(agent, answer, skip={"exhibit_quote"})
             reply = answer.value
+            turned: list[int] = []
             own = self.file_exhibits(court, index, "defense", [(e, "defense") for e in reply.exhibits],
                                      first=first, limit=room, attempt=2 if answer.repaired else 1,
-                                     known={normalise_text(e.source_quote) for e in prosecution.exhibits})
+                                     known={normalise_text(e.source_quote): e.number for e in prosecution.exhibits}, turned=turned)
             defense = Defense(
                 counter_argument=reply.counter_argument,
                 exhibits=own,
+                turned=sorted(set(turned)),
                 exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in in_order(reply.exhibit_challenges, numbers)],
                 harm_dispute=reply.harm_dispute,
                 alternative=reply.alternative,
@@ -475,9 +478,13 @@ class DecisionCourt(Procedure):
         return defense
 
     def file_exhibits(self, court: Court, index: EvidenceIndex, agent: str, items: list[tuple[Any, str]], *,
-                      first: int, limit: int, attempt: int, known: set[str] = frozenset()) -> list[Exhibit]:  # type: ignore[assignment]
+                      first: int, limit: int, attempt: int, known: dict[str, int] | None = None,
+                      turned: list[int] | None = None) -> list[Exhibit]:
         """Number, verify and show the exhibits a side files: a repeated quote is dropped, a
-        quote of a flagged passage refused, an unverified one kept out of what the jury weighs."""
+        quote of a flagged passage refused, an unverified one kept out of what the jury weighs.
+        A quote of one of the other side's exhibits (``known``: quote -> number) is not filed
+        twice: its number goes to ``turned``, the fact claimed by both sides."""
+        known = known or {}
         kept, seen, dropped = [], set(known), 0
         for item, origin in items:
             found = index.check(item.source_quote, min_chars=8)
@@ -488,6 +495,9 @@ class DecisionCourt(Procedure):
                            "was refused: flagged passages cannot be exhibits")
                 continue
             key = normalise_text(item.source_quote)
+            if key in known and turned is not None:
+                turned.append(known[key])
+                continue
             if key in seen:
                 dropped += 1
                 continue
@@ -557,7 +567,7 @@ class DecisionCourt(Procedure):
         phrases = vote_phrases(motion)
 
         def check(reply: JurorReply) -> list[Any]:
-            problems = juror_problems(reply, p.min_juror_words)
+            problems = juror_problems(reply, p.min_juror_words, phrases)
             if reply.label(phrases["act"], phrases["do not act"]) is None:
                 choices = ", ".join(f'"{v}"' for v in phrases.values())
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))

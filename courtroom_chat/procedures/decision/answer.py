@@ -39,15 +39,18 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
     against, scaled to 0-1 (a 5-0 jury gives 1.0, 3-2 gives 0.6, 2-3 against gives 0.4).
     Half comes from the exhibits: the verified exhibits on the decision's side over all
     verified exhibits (the prosecution's speak for acting, the defense's against), less the
-    prosecution's that the defense refuted with a verified exhibit of its own. A dismissal is
+    prosecution's that the defense refuted with a verified exhibit of its own, and less those the
+    defense quoted for its own side (one fact claimed by both counts for neither). A dismissal is
     supported by a split jury and evenly balanced exhibits. With no exhibit verified on
     either side there is no evidence to speak of: the figure is 0 and says so.
     """
     cast = jury.voted or 1
     g, n = jury.guilty_count, jury.not_guilty_count
     own = [e for e in (defense.exhibits if defense else []) if e.verified]
-    refuted = {c.exhibit for c in (defense.exhibit_challenges if defense else []) if c.effect == "refutes"} if own else set()
-    for_yes = sum(1 for e in prosecution.exhibits if e.verified and e.number not in refuted)
+    turned = set(defense.turned) if defense else set()  # claimed by both sides: counted for neither
+    refuted = ({c.exhibit for c in (defense.exhibit_challenges if defense else []) if c.effect == "refutes"}
+               if own or turned else set())
+    for_yes = sum(1 for e in prosecution.exhibits if e.verified and e.number not in refuted | turned)
     for_no = len(own)
     verified = sum(1 for e in prosecution.exhibits if e.verified) + for_no
     total = for_yes + for_no
@@ -66,6 +69,7 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
         "exhibits_filed": len(prosecution.exhibits) + len(defense.exhibits if defense else []),
         "exhibits_for": for_yes,
         "exhibits_against": for_no,
+        "exhibits_contested": len(turned),
         "verified": verified,
         "exhibit_part": round(exhibit_part, 3),
     }
@@ -76,8 +80,10 @@ def evidence_basis_text(basis: dict[str, Any]) -> str:
     if "verified" in basis and not basis["verified"]:
         return f"no exhibit verified ({basis.get('exhibits_filed', 0)} filed): the decision rests on argument alone"
     if "exhibits_against" in basis:
+        contested = basis.get("exhibits_contested", 0)
         return (f"jury {basis['jury_for']} of {basis['jury_cast']} for this decision; verified exhibits: "
-                f"{basis['exhibits_for']} for acting, {basis['exhibits_against']} against")
+                f"{basis['exhibits_for']} for acting, {basis['exhibits_against']} against"
+                + (f", {contested} cited by both sides" if contested else ""))
     return (f"jury {basis.get('jury_for', '?')} of {basis.get('jury_cast', '?')} for this decision; "
             f"{basis.get('exhibits_survived', '?')} of {basis.get('exhibits_filed', '?')} exhibits verified and unrefuted")
 

@@ -99,7 +99,8 @@ def challenge_effects(exhibits: list[dict[str, Any]], defense: dict[str, Any]) -
     for ex in exhibits:
         mark = "✅ verified" if ex.get("verified") else "❌ unverified"
         effect = EFFECT_MARK.get(effects.get(ex["number"], ""), "not challenged")
-        lines.append(f"- Exhibit {ex['number']}: {mark} · {effect}")
+        both = " · cited by the defense against the motion too" if ex["number"] in defense.get("turned", []) else ""
+        lines.append(f"- Exhibit {ex['number']}: {mark} · {effect}{both}")
     return "\n".join(lines)
 
 

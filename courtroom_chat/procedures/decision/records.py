@@ -60,6 +60,9 @@ class Defense(BaseModel):
     exhibit_challenges: list[ExhibitChallenge] = Field(default_factory=list)
     harm_dispute: str = ""
     alternative: str = ""
+    # The prosecution's exhibits the defense quoted again as its own: the same verified fact,
+    # claimed for NO as well. Contested, so the evidence confidence counts them for neither side.
+    turned: list[int] = Field(default_factory=list)
 
     def challenge_for(self, number: int) -> ExhibitChallenge | None:
         return next((c for c in self.exhibit_challenges if c.exhibit == number), None)

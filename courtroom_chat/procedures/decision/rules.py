@@ -89,11 +89,30 @@ def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, 
     return problems
 
 
-def juror_problems(reply: JurorReply, min_words: int) -> list[Problem]:
+_NOTHING = re.compile(r"^\W*(none|nothing|no facts?|n/?a|无|没有)\b", re.IGNORECASE)
+
+
+def names_nothing(text: str) -> bool:
+    """A juror's list of facts that says there are none ("none", "None found.", empty)."""
+    return not text.strip() or bool(_NOTHING.match(text.strip()))
+
+
+def juror_problems(reply: JurorReply, min_words: int, votes: dict[str, str] | None = None) -> list[Problem]:
+    """Enough words, and (given the vote phrases by label) a vote that goes with the juror's own
+    facts: a juror who finds facts on one side only and votes for the other contradicts itself."""
+    problems = []
     n = words(reply.text())
     if n < min_words:
-        return [Problem("juror_words", f"the reasoning has {n} words; give at least {min_words} words of reasoning for your vote")]
-    return []
+        problems.append(Problem("juror_words", f"the reasoning has {n} words; give at least {min_words} words of reasoning for your vote"))
+    if votes:
+        label = reply.label(votes["act"], votes["do not act"])
+        none_for, none_against = names_nothing(reply.facts_for), names_nothing(reply.facts_against)
+        side = "do not act" if none_for and not none_against else "act" if none_against and not none_for else None
+        if side and label in ("act", "do not act") and label != side:
+            problems.append(Problem("juror_contradiction", (
+                f'your facts support only "{votes[side]}" (you found none for "{votes[label]}"), yet you voted '
+                f'"{votes[label]}": vote for the side your facts support, or name the facts that support your vote')))
+    return problems
 
 
 def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
