@@ -172,15 +172,21 @@ def test_ctrl_c_saves_the_partial_record_and_exits_1(runs_dir):
     import signal
     import time
 
-    env = {**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "400", "COURTROOM_RUNS_DIR": str(runs_dir)}
+    env = {**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "400", "COURTROOM_RUNS_DIR": str(runs_dir),
+           "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "courtroom_chat.frontends.cli", "run", str(CASES / "code-commit.json"), "-b", "scripted"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    time.sleep(1.5)  # start-up, then part of the trial: at 400 ms a call it cannot have finished
-    assert proc.poll() is None
+    # Interrupt once the trial has started (its first line is out), not after a fixed sleep: a
+    # loaded machine can take longer than any fixed start-up allowance. At 400 ms a call the
+    # trial cannot finish within the next line.
+    first = proc.stderr.readline()  # the trial's progress goes to stderr
+    assert first and proc.poll() is None, first
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
+    err = first + err
     assert proc.returncode == 1, err
     assert "interrupted; the partial record was saved as run" in err and "Traceback" not in err
     [row] = RunStore(runs_dir).list()

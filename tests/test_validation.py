@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from courtroom_chat.backends.scripted import ScriptedBackend
@@ -11,6 +13,7 @@ from courtroom_chat.errors import RoleOutputError
 from tests.conftest import CASES
 
 QUOTE = "1 failed, 37 passed in 2.41s"
+OTHER_QUOTE = "I have not tested the Retry-After path against the real payments sandbox yet."
 REAL_HARM = "Checkout retries keep failing on Retry-After dates, so customers lose orders during the next outage."
 GOOD_REASONING = ("I weighed exhibit 1 against the defense's challenge. " * 12).strip()
 
@@ -59,7 +62,7 @@ async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings)
     assert not exhibit.verified and exhibit.nearest is not None and exhibit.nearest.similarity < 1
     assert "exhibit_unverified" in rules(record)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
-    assert invented not in juror_prompt and "filed by the prosecution:\n(none)" in juror_prompt
+    assert invented not in juror_prompt and "(none: no passage was quoted and verified" in juror_prompt
     assert record.status == "complete"
 
 
@@ -331,7 +334,7 @@ async def test_a_prosecution_exhibit_the_defense_quotes_for_its_side_counts_for_
     assert record.defense.turned == [1] and record.defense.exhibits == []
     assert "exhibit_duplicate" not in rules(record)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
-    assert "(the defense cites it too, against the motion)" in juror_prompt
+    assert juror_prompt.count(QUOTE) == juror_prompt[juror_prompt.index("EXHIBITS:"):].count(QUOTE) == 1
     basis = record.verdict.evidence_basis
     assert (basis["exhibits_for"], basis["exhibits_against"], basis["exhibits_contested"]) == (0, 0, 1)
     from courtroom_chat.procedures.decision.answer import evidence_basis_text
@@ -340,3 +343,19 @@ async def test_a_prosecution_exhibit_the_defense_quotes_for_its_side_counts_for_
 
     plain, _, _ = await trial({"prosecutor": prosecution(), "defense": defense(), **votes}, scripted_settings)
     assert plain.defense.turned == [] and plain.verdict.evidence_basis["exhibits_for"] == 1
+
+
+async def test_jurors_weigh_both_sides_exhibits_as_one_list_with_no_side_named(scripted_settings):
+    """A prosecutor obliged to argue Yes may file the very facts that say No; jurors who read
+    them as "filed by the prosecution" counted them for acting. Jurors read every verified
+    exhibit of both sides in one numbered list, with neither side's name nor argument."""
+    own = {**defense(), "exhibits": [{"source_quote": OTHER_QUOTE, "shows": "It shows a reason not to act."}]}
+    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": own}, scripted_settings)
+    assert [e.verified for e in record.defense.exhibits] == [True]
+    prompt = next(c for c in backend.calls if c.role == "juror").prompt
+    jury_part = prompt[prompt.index("THE MOTION:"):]
+    assert QUOTE in jury_part and OTHER_QUOTE in jury_part
+    for spin in (record.prosecution.case_statement, record.defense.counter_argument, record.defense.harm_dispute,
+                 record.defense.alternative):
+        assert spin not in prompt
+    assert not re.search(r"(?i)filed by|prosecution'?s? exhibits|defense'?s? exhibits", jury_part)

@@ -283,23 +283,21 @@ class DecisionCourt(Procedure):
         return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
                            motion=phrases["act"], refusal=phrases["do not act"], labels=lines)
 
-    def jury_record(self, prosecution: Prosecution | None, defense: Defense | None,
-                    admitted: list[Exhibit] | None = None, motion: Motion = PLACEHOLDER) -> str:
-        """What the jurors read besides the evidence: each side's claim in one line and the
-        verified exhibits of both, without the advocates' spin (small models were measured to
-        copy it, putting facts against acting under "for")."""
-        if prosecution is None or defense is None:  # dry run
-            return self.render("jury_record", motion="[the motion]", counter_argument="[the defense's counter-argument]",
-                               prosecution_exhibits="[the prosecution's verified exhibits]",
-                               defense_exhibits="[the defense's verified exhibits]")
-        def listed(exhibits: list[Exhibit]) -> str:
-            return "\n".join(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})'
-                             + (" (the defense cites it too, against the motion)" if e.number in defense.turned else "")
-                             for e in exhibits) or "(none)"
-        return self.render("jury_record", motion=vote_phrases(motion)["act"],
-                           counter_argument=defense.counter_argument,
-                           prosecution_exhibits=listed(admitted if admitted is not None else prosecution.admitted()),
-                           defense_exhibits=listed([e for e in defense.exhibits if e.verified]))
+    def jury_exhibits(self, court: Court, prosecution: Prosecution, defense: Defense) -> list[Exhibit]:
+        """Every exhibit the jurors weigh: the prosecution's admitted ones, then the defense's verified ones."""
+        return self.admitted(court, prosecution) + [e for e in defense.exhibits if e.verified]
+
+    def jury_record(self, exhibits: list[Exhibit] | None, motion: Motion = PLACEHOLDER) -> str:
+        """What the jurors read besides the evidence: the motion, and the verified exhibits of
+        both sides as one neutral list, with neither side's name nor spin. Measured on clear No
+        cases: a prosecutor obliged to argue Yes files the facts that say No, and jurors who read
+        them under "filed by the prosecution" counted them for acting (3 of 10 No cases lost)."""
+        if exhibits is None:  # dry run
+            return self.render("jury_record", motion=vote_phrases(motion)["act"],
+                               exhibits="[the verified exhibits of both sides, numbered, with no side named]")
+        listed = "\n".join(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})'
+                           for e in exhibits) or "(none: no passage was quoted and verified; weigh the evidence itself)"
+        return self.render("jury_record", motion=vote_phrases(motion)["act"], exhibits=listed)
 
     def orders(self, court: Court, agent: str, exhibits: list[Exhibit]) -> tuple[list[str], list[int]]:
         """A juror's own seeded order of the vote labels and of the exhibits (as configured)."""
@@ -533,17 +531,17 @@ class DecisionCourt(Procedure):
 
     async def deliberate(self, court: Court, prosecution: Prosecution, defense: Defense) -> Jury:
         p = court.params
-        admitted = self.admitted(court, prosecution)
         motion = self.motion(court, prosecution)
-        record = self.jury_record(prosecution, defense, admitted, motion)
+        weighed = self.jury_exhibits(court, prosecution, defense)
+        record = self.jury_record(weighed, motion)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
-        orders = {a.name: self.orders(court, a.name, admitted) for a in agents}
+        orders = {a.name: self.orders(court, a.name, weighed) for a in agents}
         court.keep("orders", {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()})
         prompts = {}
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
             seen = record if not p.shuffle_exhibits else self.jury_record(
-                prosecution, defense, sorted(admitted, key=lambda e: numbers.index(e.number)), motion)
+                sorted(weighed, key=lambda e: numbers.index(e.number)), motion)
             prompts[a.name] = self.juror_prompt(court, n, a.persona, motion, seen, labels)
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
                   for n, a in enumerate(agents, 1)]
@@ -580,7 +578,7 @@ class DecisionCourt(Procedure):
                 answer = await court.ask(
                     agent, prompts[agent.name], JurorReply, schema=own, check=check,
                     inputs={"number": juror.number, "persona": juror.persona, "min_words": p.min_juror_words,
-                            "exhibits": [e.model_dump(mode="json") for e in admitted], "motion": prosecution.motion,
+                            "exhibits": [e.model_dump(mode="json") for e in weighed], "motion": prosecution.motion,
                             "votes": phrases},
                 )
                 label = answer.value.label(phrases["act"], phrases["do not act"])
@@ -791,7 +789,7 @@ class DecisionCourt(Procedure):
         record = self.trial_record(prosecution, None)
         for n in range(1, p.jury_size + 1):
             a = self._agent(court, "juror", n)
-            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, record)))
+            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(None, motion))))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
             record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
             "[one line of reasoning per juror]", p.jury_size > 1, "guilty")))

@@ -115,10 +115,10 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         vote = "act" if act else "do not act"
         exhibits = inputs.get("exhibits", [])
         cited = ", ".join(f"exhibit {e['number']}" for e in exhibits[:2]) or "the question itself"
-        side = "prosecution" if act else "defense"
+        side = "for acting" if act else "against acting"
         reasoning = _words(
-            f"Speaking as {inputs.get('persona', 'a juror')}, I find the {side} more convincing. "
-            f"I weighed {cited} against the defense's challenges and the alternative it offers.",
+            f"Speaking as {inputs.get('persona', 'a juror')}, I find the facts {side} weigh more. "
+            f"I weighed {cited} against the rest of the evidence, whichever side quoted it.",
             int(inputs.get("min_words", 50)),
             [
                 "The verified quotes show what is actually at stake rather than what either side assumes.",
