@@ -31,18 +31,23 @@ class Evaluation:
         return {m: r["accuracy"] for m, r in self.summary["results"].items()}
 
 
-def _methods(procedure: str | None, baselines: Sequence[str]) -> tuple[str | None, list[str]]:
+def _methods(procedure: str | None, baselines: Sequence[str], order_control: bool = False) -> tuple[str | None, list[str]]:
     if procedure in (None, "", "none"):
         procedure = None
+        if order_control:
+            raise InputError("--order-control compares the court with shuffled and fixed order; give a --procedure")
     else:
         from ..procedures import get
 
-        get(procedure)  # an unknown procedure is refused here, before any item runs
+        found = get(procedure)  # an unknown procedure is refused here, before any item runs
+        if order_control and not found.fixed_order:
+            raise InputError(f"--order-control: procedure {procedure} has no order controls to switch off; "
+                             "run without it")
     chosen = [b for b in dict.fromkeys(baselines) if b != "none"]
     unknown = [b for b in chosen if b not in BASELINES]
     if unknown:
         raise InputError(f"unknown baseline '{unknown[0]}'; use {' or '.join(BASELINES)} (or none)")
-    methods = (["court"] if procedure else []) + chosen
+    methods = (["court"] if procedure else []) + (["court-fixed-order"] if order_control else []) + chosen
     if not methods:
         raise InputError("nothing to evaluate: give a --procedure, a --baseline, or both")
     return procedure, methods
@@ -50,13 +55,16 @@ def _methods(procedure: str | None, baselines: Sequence[str]) -> tuple[str | Non
 
 def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequence[str] = ("single",),
          limit: int | None = None, seed: int = 0, mirror: bool = False, batch: bool = False, workers: int = 1,
-         retry_failed: bool = False, settings: Settings) -> Plan:
+         retry_failed: bool = False, fragility: bool = False, order_control: bool = False,
+         settings: Settings) -> Plan:
     """What a command asks for, checked before anything runs: every error here is one clear line."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be 1 or more, got {limit}")
     if workers < 1:
         raise InputError(f"--workers must be 1 or more, got {workers}")
-    procedure, methods = _methods(procedure, baselines)
+    procedure, methods = _methods(procedure, baselines, order_control)
+    if fragility and not procedure:
+        raise InputError("--fragility decides court trials again without their most-cited evidence; give a --procedure")
     source = datasets.resolve(dataset, seed=seed, limits=settings.limits)
     items = source.items()[:limit] if limit else source.items()
     if mirror and not source.yes_no:
@@ -68,7 +76,7 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
             if settings.model_for(role).backend != "anthropic":
                 raise InputError("--batch uses Anthropic's Message Batches API; use --backend anthropic")
     mirrors = {item.id: mirror_question(item) for item in items} if mirror else {}
-    return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors)
+    return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors, fragility)
 
 
 def _settings(settings: Settings | None, config: str | Path | None, backend: str | None,
@@ -93,6 +101,8 @@ async def evaluate_async(
     mirror: bool = False,
     batch: bool = False,
     retry_failed: bool = False,
+    fragility: bool = False,
+    order_control: bool = False,
     runs_dir: str | Path | None = None,
     config: str | Path | None = None,
     settings: Settings | None = None,
@@ -103,7 +113,8 @@ async def evaluate_async(
     """Run (or resume) an evaluation and return its summary; see ``evaluate``."""
     settings = _settings(settings, config, backend, runs_dir)
     the_plan = plan(dataset, procedure=procedure, baselines=baselines, limit=limit, seed=seed, mirror=mirror,
-                    batch=batch, workers=workers, retry_failed=retry_failed, settings=settings)
+                    batch=batch, workers=workers, retry_failed=retry_failed, fragility=fragility,
+                    order_control=order_control, settings=settings)
     store = RunStore.default(settings.runs.dir)
     ident = eval_id(the_plan.dataset, the_plan.procedure, seed, settings)
     results = Results(store.root / "evals" / ident)
@@ -111,7 +122,7 @@ async def evaluate_async(
     meta = {
         "eval_id": ident, "dataset": the_plan.dataset.name, "procedure": the_plan.procedure, "seed": seed, "dataset_key": the_plan.dataset.key,
         "models": models, "model_text": ", ".join(sorted(set(models.values()))), "limit": limit,
-        "mirror": mirror, "batch": batch, "runs_dir": str(store.root), "folder": str(results.folder),
+        "mirror": mirror, "batch": batch, "fragility": fragility, "runs_dir": str(store.root), "folder": str(results.folder),
         "updated_at": datetime.now(UTC).isoformat(),
     }
     results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
@@ -146,7 +157,8 @@ def evaluate(dataset: str, **options: Any) -> Evaluation:
 
     ``dataset`` is a registered name (``iclr2017``, ``adr``) or a path (a ``.jsonl`` file of
     ``{question, context, answer}``). Options are those of ``courtroom eval``: procedure,
-    baselines, limit, seed, workers, backend, mirror, batch, retry_failed, runs_dir, config; and
+    baselines, limit, seed, workers, backend, mirror, batch, retry_failed, fragility, order_control,
+    runs_dir, config; and
     ``settings``, ``backends`` (ready backends by spec, as ``Trial`` takes them), ``progress``.
     Inside a running event loop (a notebook cell) it runs on its own loop in a worker thread;
     ``await evaluate_async(...)`` keeps the kernel free.

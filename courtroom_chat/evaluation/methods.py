@@ -83,13 +83,27 @@ def prediction_from_record(record: RunRecord) -> Prediction:
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 
+COURT_METHODS = ("court", "court-fixed-order")
+
+
+def court_settings(settings: Settings, procedure: str, method: str) -> Settings:
+    """``court`` runs as configured; ``court-fixed-order`` with the procedure's order controls
+    off, so every agent reads labels and evidence in the same order (``--order-control``)."""
+    if method != "court-fixed-order":
+        return settings
+    from ..procedures import get
+
+    return settings.with_params(procedure, get(procedure).fixed_order)
+
+
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,
-                    backends: dict[str, Backend] | None) -> Prediction:
+                    backends: dict[str, Backend] | None, fragility: bool = False) -> Prediction:
     """One trial; a failed trial is a failed prediction that still links to its saved record.
+    With ``fragility`` the trial also decides again without its most-cited evidence.
     (The engine takes no sampling seed yet; the item's seed is kept in the evaluation's results.)"""
     from ..engine import Trial
 
-    trial = Trial(case, settings, procedure=procedure, store=store, backends=backends)
+    trial = Trial(case, settings, procedure=procedure, store=store, backends=backends, fragility=fragility)
     try:
         record = await trial.run()
     except CourtroomError as exc:

@@ -102,6 +102,19 @@ def mirror_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "mirror_accuracy": sum(bool(r["correct"]) for r in mirror_rows) / n if n else None}
 
 
+def fragility_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of the trials decided again without their most-cited evidence: how many verdicts held,
+    how many turned, how many could not be checked; and how often the ones that held were right."""
+    found = [(r, (r.get("details") or {}).get("fragility")) for r in rows if (r.get("details") or {}).get("fragility")]
+    held = [r for r, f in found if f.get("held") is True]
+    turned = [r for r, f in found if f.get("held") is False]
+    checked = len(held) + len(turned)
+    return {"trials": len(found), "held": len(held), "turned": len(turned), "not_run": len(found) - checked,
+            "hold_rate": len(held) / checked if checked else None,
+            "accuracy_held": sum(bool(r["correct"]) for r in held) / len(held) if held else None,
+            "accuracy_turned": sum(bool(r["correct"]) for r in turned) / len(turned) if turned else None}
+
+
 def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
     asked = [r for r in rows if r["framing"] == "asked"]
     by_method = {m: [r for r in asked if r["method"] == m] for m in methods}
@@ -113,6 +126,8 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
                         if "court" in methods and b != "court"},
         "mirror": {m: mirror_counts([r for r in rows if r["method"] == m]) for m in methods
                    if any(r["framing"] == "mirror" and r["method"] == m for r in rows)},
+        "fragility": {m: fragility_counts(by_method[m]) for m in methods
+                      if any((r.get("details") or {}).get("fragility") for r in by_method[m])},
         "extra": dataset.extra_metrics(rows),
         "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
                                         "confidences", "run_id", "error", "cost_usd", "calls", "seconds")} for r in rows],
@@ -156,7 +171,7 @@ def markdown(summary: dict[str, Any]) -> str:
                    f"| {_pct(r['yes_rate'])} | {r['undecided'] + r['failed']} ({_pct(r['undecided_share'])}) | {cost} "
                    f"| {_num(r['calls_per_item'])} | {_num(tokens, 0)} | {_num(r['seconds_per_item'])} |")
     if summary["comparisons"]:
-        out += ["", "## The court against each baseline, item by item", "",
+        out += ["", "## The court against each baseline (and the fixed-order control), item by item", "",
                 "| baseline | items | court fixed | court broke | both right | both wrong | McNemar exact p |",
                 "|---|---|---|---|---|---|---|"]
         for b, c in summary["comparisons"].items():
@@ -171,6 +186,14 @@ def markdown(summary: dict[str, Any]) -> str:
             out.append(f"| {m} | {c['pairs']} | {c['agree']} ({_pct(c['agree_share'])}) | {c['no_to_both']} "
                        f"({_pct(c['no_to_both_share'])}) | {c['yes_to_both']} ({_pct(c['yes_to_both_share'])}) "
                        f"| {c['undecided']} | {_pct(c['mirror_accuracy'])} |")
+    if summary.get("fragility"):
+        out += ["", "## Fragility: decided again without the most-cited evidence", "",
+                "Held: the second decision agrees with the first. A verdict that turns rests on that one piece.", "",
+                "| method | trials | held | turned | not run | hold rate | accuracy where it held | where it turned |",
+                "|---|---|---|---|---|---|---|---|"]
+        for m, c in summary["fragility"].items():
+            out.append(f"| {m} | {c['trials']} | {c['held']} | {c['turned']} | {c['not_run']} | {_pct(c['hold_rate'])} "
+                       f"| {_pct(c['accuracy_held'])} | {_pct(c['accuracy_turned'])} |")
     out += ["", "## Confusion (rows: gold, columns: predicted)", ""]
     for m in methods:
         labels = [*summary["labels"], UNDECIDED]

@@ -28,7 +28,7 @@ from ..errors import InputError
 from ..motion import motion_for
 from ..store import RunStore
 from .datasets import NO, YES, Dataset, Item, stable_seed
-from .methods import BASELINES, Baselines, Prediction, run_baseline, run_court
+from .methods import BASELINES, COURT_METHODS, Baselines, Prediction, court_settings, run_baseline, run_court
 
 FRAMINGS = ("asked", "mirror")
 
@@ -66,6 +66,7 @@ class Plan:
     workers: int = 1
     retry_failed: bool = False
     mirror_questions: dict[str, str] = field(default_factory=dict)
+    fragility: bool = False  # court trials also decide again without their most-cited evidence
 
     def units(self) -> list[Unit]:
         framings = FRAMINGS if self.mirror else FRAMINGS[:1]
@@ -225,9 +226,11 @@ class Runner:
 
         async def one(unit: Unit) -> None:
             async with gate:
-                if unit.method == "court":
-                    prediction = await run_court(unit.case(), settings=self.settings, procedure=self.plan.procedure or "",
-                                                 store=self.store, backends=self.backends)
+                if unit.method in COURT_METHODS:
+                    procedure = self.plan.procedure or ""
+                    prediction = await run_court(unit.case(), settings=court_settings(self.settings, procedure, unit.method),
+                                                 procedure=procedure, store=self.store, backends=self.backends,
+                                                 fragility=self.plan.fragility)
                 else:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed)
             self.record(unit, prediction, units)

@@ -23,6 +23,8 @@ def eval_command(
     mirror: bool = typer.Option(False, "--mirror", help="Also ask each negated question, sides swapped, and report agreement."),
     batch: bool = typer.Option(False, "--batch", help="Send the baselines through Anthropic's Message Batches API (half price)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the items that failed last time."),
+    fragility: bool = typer.Option(False, "--fragility", help="Each trial also decides again without its most-cited evidence; report the share that hold."),
+    order_control: bool = typer.Option(False, "--order-control", help="Also run the court with every agent reading labels and evidence in one fixed order (court-fixed-order), to compare yes-rate and accuracy with the shuffled order."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
 ) -> None:
@@ -36,7 +38,8 @@ def eval_command(
 
     try:
         result = evaluate(dataset, procedure=procedure, baselines=baseline, limit=limit, seed=seed, workers=workers,
-                          backend=backend, mirror=mirror, batch=batch, retry_failed=retry_failed, config=config,
+                          backend=backend, mirror=mirror, batch=batch, retry_failed=retry_failed, fragility=fragility,
+                          order_control=order_control, config=config,
                           runs_dir=runs_dir, progress=True)
     except KeyboardInterrupt:
         fail("interrupted; every finished item is kept: run the same command to resume", 1)

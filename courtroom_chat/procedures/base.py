@@ -78,6 +78,10 @@ class Procedure:
     Parameters: ClassVar[type[BaseModel]] = NoParameters
     inputs: ClassVar[dict[str, str]] = {}  # case inputs it accepts: name -> what it is
     prompts_dir: ClassVar[Traversable | Path | None] = None  # default: courtroom_chat/prompts/<name>/
+    # Parameters that, set to these values, give every agent the same order of labels and
+    # evidence: the fixed-order control of ``courtroom eval --order-control``. Empty: no order
+    # controls, and the eval refuses the switch for this procedure.
+    fixed_order: ClassVar[dict[str, Any]] = {}
 
     async def run(self, court: Court) -> None:
         raise NotImplementedError

@@ -172,6 +172,7 @@ class DecisionCourt(Procedure):
              description="Rules when enough jurors vote to act"),
     )
     Parameters = Parameters
+    fixed_order = {"shuffle_labels": False, "shuffle_exhibits": False}
 
     async def run(self, court: Court) -> None:
         prosecution = await self.prosecute(court)

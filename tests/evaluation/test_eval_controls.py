@@ -1,0 +1,78 @@
+"""The order control (court with shuffled against fixed order) and the fragility hold rate,
+end to end on the scripted backend, and their bad-input lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from courtroom_chat.errors import InputError
+from courtroom_chat.evaluation import evaluate
+from courtroom_chat.evaluation.report import fragility_counts
+from courtroom_chat.store import RunStore
+
+
+def test_order_control_runs_the_court_again_with_every_agent_in_one_order(fixtures, runs_dir):
+    ev = evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2, order_control=True)
+    summary = json.loads((ev.folder / "summary.json").read_text())
+    assert summary["methods"] == ["court", "court-fixed-order", "single"]
+    store = RunStore(runs_dir)
+    orders = {}
+    for row in summary["rows"]:
+        if row["method"].startswith("court"):
+            record = store.load(row["run_id"])
+            params = record.settings["procedures"]["decision"]
+            fixed = row["method"] == "court-fixed-order"
+            assert (params["shuffle_labels"], params["shuffle_exhibits"]) == ((False, False) if fixed else (True, False))
+            labels = {agent: o["labels"] for agent, o in record.outputs["orders"].items()}
+            orders.setdefault(row["method"], []).append(labels)
+    # fixed: every juror reads the labels in the same order; shuffled: at least one reads another
+    assert all(len({tuple(v) for v in labels.values()}) == 1 for labels in orders["court-fixed-order"])
+    assert any(len({tuple(v) for v in labels.values()}) > 1 for labels in orders["court"])
+    # the report compares yes-rate and accuracy of both, and the court item by item with the control
+    assert "court-fixed-order" in summary["comparisons"]
+    assert "| court-fixed-order |" in ev.markdown
+
+
+def test_fragility_reports_the_share_of_verdicts_that_hold(fixtures, runs_dir):
+    ev = evaluate(str(fixtures / "adrs.json"), baselines=[], backend="scripted", limit=2, fragility=True)
+    summary = json.loads((ev.folder / "summary.json").read_text())
+    counts = summary["fragility"]["court"]
+    assert counts["trials"] == 2 and counts["held"] + counts["turned"] + counts["not_run"] == 2
+    assert "## Fragility: decided again without the most-cited evidence" in ev.markdown
+    for row in summary["rows"]:
+        record = RunStore(runs_dir).load(row["run_id"])
+        assert "fragility" in record.outcome.data  # each stored run carries its own finding
+
+
+def test_fragility_counts_by_hand():
+    def row(held, correct):
+        return {"correct": correct, "details": {"fragility": {"held": held}}}
+
+    rows = [row(True, True), row(True, False), row(False, False), row(None, True), {"correct": True, "details": {}}]
+    c = fragility_counts(rows)
+    assert (c["trials"], c["held"], c["turned"], c["not_run"]) == (4, 2, 1, 1)
+    assert c["hold_rate"] == pytest.approx(2 / 3) and c["accuracy_held"] == 0.5 and c["accuracy_turned"] == 0.0
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"procedure": "none", "baselines": ["single"], "order_control": True}, "--order-control compares the court"),
+    ({"procedure": "none", "baselines": ["single"], "fragility": True}, "--fragility decides court trials again"),
+])
+def test_controls_without_a_court_are_refused_in_one_line(fixtures, options, message):
+    with pytest.raises(InputError, match=message):
+        evaluate(str(fixtures / "adrs.json"), backend="scripted", **options)
+
+
+def test_order_control_is_refused_for_a_procedure_without_order_controls(fixtures):
+    from tests.toy_procedure import INFO
+
+    from courtroom_chat.procedures import register, unregister
+
+    register(INFO)
+    try:
+        with pytest.raises(InputError, match="procedure justices has no order controls"):
+            evaluate(str(fixtures / "adrs.json"), procedure="justices", backend="scripted", order_control=True)
+    finally:
+        unregister("justices")
