@@ -178,22 +178,20 @@ def markdown(summary: dict[str, Any]) -> str:
             out.append(f"| {b} | {c['n']} | {c['fixed']} | {c['broken']} | {c['both_right']} | {c['both_wrong']} "
                        f"| {c['mcnemar_p']:.3g} |")
     if summary["mirror"]:
-        out += ["", "## Mirror: the negated question, sides swapped", "",
-                "Agree: the two answers differ in word (Yes to one, No to the other), as they should.", "",
-                "| method | pairs | agree | No to both | Yes to both | undecided | accuracy on the mirror |",
-                "|---|---|---|---|---|---|---|"]
-        for m, c in summary["mirror"].items():
-            out.append(f"| {m} | {c['pairs']} | {c['agree']} ({_pct(c['agree_share'])}) | {c['no_to_both']} "
-                       f"({_pct(c['no_to_both_share'])}) | {c['yes_to_both']} ({_pct(c['yes_to_both_share'])}) "
-                       f"| {c['undecided']} | {_pct(c['mirror_accuracy'])} |")
+        out += _section("Mirror: the negated question, sides swapped",
+                        "Agree: the two answers differ in word (Yes to one, No to the other), as they should.",
+                        ["method", "pairs", "agree", "No to both", "Yes to both", "undecided", "accuracy on the mirror"],
+                        [[m, c["pairs"], f"{c['agree']} ({_pct(c['agree_share'])})",
+                          f"{c['no_to_both']} ({_pct(c['no_to_both_share'])})",
+                          f"{c['yes_to_both']} ({_pct(c['yes_to_both_share'])})", c["undecided"],
+                          _pct(c["mirror_accuracy"])] for m, c in summary["mirror"].items()])
     if summary.get("fragility"):
-        out += ["", "## Fragility: decided again without the most-cited evidence", "",
-                "Held: the second decision agrees with the first. A verdict that turns rests on that one piece.", "",
-                "| method | trials | held | turned | not run | hold rate | accuracy where it held | where it turned |",
-                "|---|---|---|---|---|---|---|---|"]
-        for m, c in summary["fragility"].items():
-            out.append(f"| {m} | {c['trials']} | {c['held']} | {c['turned']} | {c['not_run']} | {_pct(c['hold_rate'])} "
-                       f"| {_pct(c['accuracy_held'])} | {_pct(c['accuracy_turned'])} |")
+        out += _section("Fragility: decided again without the most-cited evidence",
+                        "Held: the second decision agrees with the first. A verdict that turns rests on that one piece.",
+                        ["method", "trials", "held", "turned", "not run", "hold rate", "accuracy where it held",
+                         "where it turned"],
+                        [[m, c["trials"], c["held"], c["turned"], c["not_run"], _pct(c["hold_rate"]),
+                          _pct(c["accuracy_held"]), _pct(c["accuracy_turned"])] for m, c in summary["fragility"].items()])
     out += ["", "## Confusion (rows: gold, columns: predicted)", ""]
     for m in methods:
         labels = [*summary["labels"], UNDECIDED]
@@ -220,6 +218,12 @@ def markdown(summary: dict[str, Any]) -> str:
         out += ["## Dataset metrics", ""] + [f"- {k}: {v}" for k, v in summary["extra"].items()] + [""]
     out += items_table(summary)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _section(title: str, intro: str, columns: list[str], rows: list[list[Any]]) -> list[str]:
+    """A titled Markdown table with a line of explanation."""
+    return (["", f"## {title}", "", intro, "", "| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
+            + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows])
 
 
 def items_table(summary: dict[str, Any]) -> list[str]:
