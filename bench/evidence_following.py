@@ -23,6 +23,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from courtroom_chat.config import Settings  # noqa: E402
 from courtroom_chat.evaluation import evaluate  # noqa: E402
+from courtroom_chat.evaluation.methods import AnswerReply  # noqa: E402
+from courtroom_chat.procedures.base import parse_reply  # noqa: E402
 from courtroom_chat.evidence import normalise_text  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
@@ -78,7 +80,32 @@ def main() -> None:
     if court:
         hit, total = decisive_exhibits(RunStore(args.runs_dir), court)
         print(f"\nCourt trials whose verified exhibits quote a deciding fact: {hit}/{total}")
+    by_temperature = per_temperature([r for r in rows if r["method"] == "majority" and r.get("framing") != "mirror"])
+    if by_temperature:
+        print("\n## One call per temperature (the five calls of the majority baseline, each scored alone)\n")
+        print("| temperature | Yes cases answered Yes | No cases answered No |")
+        print("|---|---|---|")
+        for t, counts in sorted(by_temperature.items()):
+            (y, ny), (n, nn) = counts["yes"], counts["no"]
+            print(f"| {t:g} | {y}/{ny} | {n}/{nn} |")
     print(f"\nWall time {time.perf_counter() - started:.0f} s. Full report: {ev.folder / 'report.md'}")
+
+
+def per_temperature(rows: list[dict]) -> dict[float, dict[str, tuple[int, int]]]:
+    """Each call of the majority baseline scored on its own, by its temperature: how a single
+    juror follows the evidence as the temperature rises, with no extra model call."""
+    out: dict[float, dict[str, list[int]]] = {}
+    for row in rows:
+        for call in (row.get("details") or {}).get("calls", []):
+            if call.get("temperature") is None or call.get("error"):
+                continue
+            value, _ = parse_reply(call["text"], AnswerReply)
+            if value is None:
+                continue
+            tally = out.setdefault(call["temperature"], {"yes": [0, 0], "no": [0, 0]})[row["gold"]]
+            tally[0] += value.decision == row["gold"]
+            tally[1] += 1
+    return {t: {g: (c[0], c[1]) for g, c in v.items()} for t, v in out.items()}
 
 
 if __name__ == "__main__":
