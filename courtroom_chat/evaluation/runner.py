@@ -222,14 +222,15 @@ class Runner:
         pool = BackendPool(self.settings, self.backends)
         baselines = Baselines(self.settings, pool)
         gate = asyncio.Semaphore(max(1, self.plan.workers))
+        labels = None if self.plan.dataset.yes_no else list(self.plan.dataset.labels)  # a label set of its own
 
         async def one(unit: Unit) -> None:
             async with gate:
                 if unit.method == "court":
                     prediction = await run_court(unit.case(), settings=self.settings, procedure=self.plan.procedure or "",
-                                                 store=self.store, backends=self.backends)
+                                                 store=self.store, backends=self.backends, labels=labels)
                 else:
-                    prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed)
+                    prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
             self.record(unit, prediction, units)
 
         batched = [u for u in todo if self.plan.batch and u.method in BASELINES]

@@ -27,6 +27,7 @@ from ...records import Confidence, Outcome
 from ...retrieval import METHODS
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
 from ..decision.rules import quote_problems
+from . import datasets
 from . import labels as case_labels
 from .demo import demo_reply
 from .precedents import precedents, precedents_text
@@ -376,3 +377,6 @@ class ClassificationCourt(Procedure):
         for n in range(1, p.judges + 1):
             court.plan_prompt("judgment", self.judge_agent(court, n),
                               self.judge_prompt(court, n, first, second, arguments, cited, previous), JudgeReply)
+
+
+datasets.install()  # rte, boolq, qnli, anli, emotion for `courtroom eval` (a registry entry each, nothing read)

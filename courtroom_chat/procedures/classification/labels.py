@@ -22,9 +22,10 @@ from ...case import Case
 from ...errors import CaseError
 from .wire import norm_label
 
-_LABELS_LINE = re.compile(r"(?i)\b(?:labels?|classes|categories|options|candidates)\s*[:=]\s*([^\n?]+)")
+_LABELS_LINE = re.compile(r"(?i)\b(?:labels?|classes|categories|options|candidates)\s*[:=]\s*(.+?)(?=\.\s|\.$|\?|\n|$)")
 _AFTER_COLON = re.compile(r":\s*([^:\n?]+)\?\s*$")
-_IS_IT = re.compile(r"(?i)^(?:is|are|was|does|do)\s+(?:it|this|the \w+|they)\s+(.+?)\?\s*$")
+_IS_IT = (re.compile(r"(?i)^(?:is|are|was|does|do)\s+(?:(?:this|that|the) \w+)\s+(.+?)\?\s*$"),
+          re.compile(r"(?i)^(?:is|are|was|does|do)\s+(?:it|this|that|they)\s+(.+?)\?\s*$"))
 _SPLIT = re.compile(r"\s*(?:,|;|/|\bor\b|\|)\s*")
 _YES_NO_START = re.compile(r"(?i)^(should|shall|can|could|may|must|do|does|did|is|are|was|were|will|would|has|have|had)\b")
 EXAMPLE = "'Which emotion fits: joy, sadness or anger?' (or inputs {\"labels\": [...]} in a case file)"
@@ -42,9 +43,10 @@ def labels_from_question(question: str) -> list[str]:
             labels = _split(found.group(1))
             if len(labels) >= 2 or found.re is _LABELS_LINE:
                 return labels
-    found = _IS_IT.match(question.strip())
-    if found and re.search(r"\bor\b", found.group(1)):
-        return _split(found.group(1))
+    for pattern in _IS_IT:  # "Is this review positive or negative?", then "Is this positive or negative?"
+        found = pattern.match(question.strip())
+        if found and re.search(r"\bor\b", found.group(1)) and len(labels := _split(found.group(1))) >= 2:
+            return labels
     return []
 
 
