@@ -16,10 +16,19 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{3,}", text.lower())}
 
 
+# A few words that signal common labels, so a demo of the emotion or sentiment labels reads sensibly.
+CUES = {
+    "joy": "happy glad delighted smiling excited wonderful", "sadness": "sad crying lonely miserable rotten missing",
+    "anger": "angry furious annoyed hate outraged mad", "fear": "afraid scared worried nervous anxious terrified",
+    "love": "adore caring beloved tender romantic", "surprise": "surprised amazed shocked astonished unexpected",
+    "positive": "good great lovely excellent", "negative": "bad awful terrible poor",
+}
+
+
 def rank(labels: list[str], text: str) -> list[str]:
-    """Labels by how many of their words' stems the text has (the given order breaks ties)."""
+    """Labels by how many of their words' stems (and cue words) the text has (the given order breaks ties)."""
     found = _stems(text)
-    scores = {label: len(_stems(label) & found) for label in labels}
+    scores = {label: len(_stems(f"{label} {CUES.get(label.lower(), '')}") & found) for label in labels}
     return sorted(labels, key=lambda label: (-scores[label], labels.index(label)))
 
 
