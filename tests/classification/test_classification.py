@@ -194,3 +194,14 @@ async def test_the_dry_run_plans_the_hearing_both_counsels_and_every_judge():
     await Trial(case(), settings(judges=5, mode="sequential"), store=None, dry_run=True).run(events.append)
     planned = [e.agent for e in events if e.type == "prompt_planned"]
     assert planned == ["magistrate", "prosecutor", "attorney", *(f"judge-{n}" for n in range(1, 6))]
+
+
+async def test_one_judge_is_no_split_and_a_repeated_quote_counts_once():
+    text = "I am furious about how they treated us."
+    script = {"prosecutor": {"argument": "Anger.", "quotes": [text, text]}}
+    record = await trial(case(text=text), settings(judges=1), script)
+    assert len(record.outputs["prosecutor"]["quotes"]) == 1
+    from courtroom_chat.render import how_sure
+
+    assert "the one judge" in record.outcome.markdown
+    assert not any("Split vote" in line for line in how_sure(record.outcome.model_dump(mode="json")))

@@ -212,7 +212,7 @@ class ClassificationCourt(Procedure):
                                      keep_hint="Keep the passages you quoted exactly.")
             court.settle(agent, answer, skip={"exhibit_quote"})
             checked = []
-            for n, quote in enumerate(answer.value.quotes[:p.max_quotes], 1):
+            for n, quote in enumerate(list(dict.fromkeys(answer.value.quotes))[:p.max_quotes], 1):  # a repeat counts once
                 found = index.check(quote, min_chars=8)
                 place = found.location.short() if found.location else "not in the text"
                 checked.append({"quote": quote, "verified": found.verified, "location": place})
@@ -327,7 +327,7 @@ class ClassificationCourt(Procedure):
             tie = votes[first] == votes[second]
             label = first if votes[first] >= votes[second] else second
             how = (f"a tie {votes[first]}–{votes[second]}, which goes to the hearing's first label" if tie
-                   else f"the majority of {len(ordered)} judges")
+                   else "the one judge" if len(ordered) == 1 else f"the majority of {len(ordered)} judges")
             if tie:
                 court.warn("bench", "tie", f"the judges tied {votes[first]}–{votes[second]}; the hearing's first label, "
                            f"{first}, decides", stage="judgment")
