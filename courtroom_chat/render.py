@@ -97,7 +97,7 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     if fragility:
         lines.append(f"Fragility: {fragility['summary']}")
     weak = []
-    if cast and margin <= 1:
+    if cast > 1 and margin <= 1:  # one voter is no split
         weak.append("split vote")
     if fragility and not fragility.get("held"):
         weak.append(f"the verdict rests on {fragility.get('removed', 'one piece of evidence')}")

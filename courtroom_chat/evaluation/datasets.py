@@ -83,7 +83,17 @@ def register(info: DatasetInfo) -> None:
 
 
 def available() -> list[DatasetInfo]:
+    _procedure_datasets()
     return list(_REGISTRY.values())
+
+
+def _procedure_datasets() -> None:
+    """A procedure registers its own datasets when its module is imported: import every registered one."""
+    from ..procedures import available as procedures
+    from ..procedures import get
+
+    for info in procedures():
+        get(info.name)
 
 
 def data_dir() -> Path:
@@ -100,6 +110,8 @@ def data_dir() -> Path:
 
 def resolve(spec: str, *, seed: int = 0, limits: Limits | None = None) -> Dataset:
     """A dataset by registered name, or by path: a ``.jsonl`` file, the ICLR folder or the ADR JSON."""
+    if spec not in _REGISTRY:
+        _procedure_datasets()
     if spec in _REGISTRY:
         return _REGISTRY[spec].factory(None, seed=seed, limits=limits)
     path = Path(spec).expanduser()

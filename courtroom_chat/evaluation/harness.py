@@ -70,6 +70,8 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     if mirror and not source.yes_no:
         raise InputError(f"--mirror negates yes/no questions; dataset {source.name} has labels {', '.join(source.labels)}")
     if batch:
+        if not source.yes_no:
+            raise InputError(f"--batch sends yes/no baselines; dataset {source.name} has labels {', '.join(source.labels)}")
         if not any(m != "court" for m in methods):
             raise InputError("--batch sends the baselines as one batch; add --baseline single or majority")
         for role in ("judge", "jury"):

@@ -223,6 +223,7 @@ class Runner:
         pool = BackendPool(self.settings, self.backends)
         baselines = Baselines(self.settings, pool)
         gate = asyncio.Semaphore(max(1, self.plan.workers))
+        labels = None if self.plan.dataset.yes_no else list(self.plan.dataset.labels)  # a label set of its own
 
         async def one(unit: Unit) -> None:
             async with gate:
@@ -230,9 +231,9 @@ class Runner:
                     procedure = self.plan.procedure or ""
                     prediction = await run_court(unit.case(), settings=court_settings(self.settings, procedure, unit.method),
                                                  procedure=procedure, store=self.store, backends=self.backends,
-                                                 fragility=self.plan.fragility)
+                                                 labels=labels, fragility=self.plan.fragility)
                 else:
-                    prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed)
+                    prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
             self.record(unit, prediction, units)
 
         batched = [u for u in todo if self.plan.batch and u.method in BASELINES]

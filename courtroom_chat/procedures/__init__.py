@@ -30,6 +30,12 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "A prosecutor argues for acting, a defense against; quotes are verified; a jury votes and a judge rules.",
         "courtroom_chat.procedures.decision:DecisionCourt",
     ),
+    "classification": ProcedureInfo(
+        "classification", "Classification court",
+        "A hearing proposes two labels; counsels on randomly drawn sides argue them with verified quotes; "
+        "judges decide in parallel or in sequence, with precedents.",
+        "courtroom_chat.procedures.classification:ClassificationCourt",
+    ),
 }
 
 

@@ -1,0 +1,382 @@
+"""The classification court: which of these labels fits the text?
+
+    hearing (top two labels) ─> sides drawn at random ─> prosecutor and attorney argue, quotes verified
+        ─> judges decide: in parallel (majority; a tie goes to the hearing's first label) or in sequence
+           (each sees the previous judge's decision and reasoning; the last one decides), with precedents
+
+After the published multi-model framework for ambiguous text classification (Courtroom-LLM),
+built on the procedure-neutral runtime. Its wire formats are in ``wire``, the case's text and
+labels in ``labels``, its precedents in ``precedents``, its demo replies in ``demo``, its
+evaluation datasets in ``datasets``, its prompts in ``courtroom_chat/prompts/classification/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...backends.base import ModelRequest
+from ...case import Case
+from ...config import ModelSpec
+from ...court import Agent, Court
+from ...evidence import EvidenceIndex
+from ...records import Confidence, Outcome
+from ...retrieval import METHODS
+from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
+from ..decision.rules import quote_problems
+from . import datasets
+from . import labels as case_labels
+from .demo import demo_reply
+from .precedents import precedents, precedents_text
+from .wire import ArgumentReply, HearingReply, JudgeReply, match_label
+
+SIDES = ("prosecutor", "attorney")
+
+
+class Parameters(BaseModel):
+    """[procedures.classification] in config.toml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judges: int = Field(3, ge=1, le=5, description="Judges on the bench (1, 3 or 5)")
+    mode: Literal["parallel", "sequential"] = Field("parallel", description="parallel: the majority decides (a tie "
+                                                    "goes to the hearing's first label); sequential: each judge sees "
+                                                    "the previous one's decision, the last decides")
+    judge_models: str = Field("", description="A model per judge, comma-separated (backend:model); empty: the "
+                                              "judge role's model for every judge")
+    max_argument_words: int = Field(80, ge=20, le=400, description="Words each counsel may argue in")
+    max_quotes: int = Field(2, ge=1, le=6, description="Passages each counsel may quote")
+    precedents: int = Field(0, ge=0, le=3, description="Precedents each judge sees (similar labelled examples)")
+    precedent_choice: Literal["similar", "random"] = Field("similar", description="similar: the nearest by "
+                                                          "embedding; random: drawn by the seed (the comparison)")
+    retrieval: Literal["embedding", "bm25", "hybrid"] = Field("embedding", description="How precedents are ranked")
+    precedent_pool: str = Field("", description="A JSONL file of {text, label, reason} examples, used when the case "
+                                                "names no pool")
+    ambiguity_samples: int = Field(0, ge=0, le=9, description="Sampled hearings to measure ambiguity (0: off; 5 as "
+                                                              "published): ambiguous when their top label changes")
+    hearing_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Hearing temperature")
+    sample_temperature: float = Field(0.8, ge=0.0, le=2.0, description="Temperature of the sampled hearings")
+    counsel_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and attorney temperature")
+    judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
+
+    def judge_specs(self) -> list[str]:
+        return [s.strip() for s in self.judge_models.split(",") if s.strip()]
+
+
+def quoted(reply: dict[str, Any]) -> str:
+    """A counsel's argument as the judges read it, with only its verified quotes."""
+    quotes = [f'  - "{q["quote"]}" ({q["location"]})' for q in reply.get("quotes", []) if q.get("verified")]
+    return reply.get("argument", "") + ("\n  Quoted from the text:\n" + "\n".join(quotes) if quotes else "")
+
+
+class ClassificationCourt(Procedure):
+    name = "classification"
+    title = "Classification court"
+    description = ("A hearing proposes the two likeliest labels; a prosecutor and an attorney, sides drawn at random, "
+                   "argue them from the text with verified quotes; judges decide in parallel or in sequence.")
+    stages = (("hearing", "Preliminary hearing"), ("argument", "Argument"), ("judgment", "Judgment"))
+    roles = (
+        Role("magistrate", "Magistrate", HearingReply, max_tokens=300, expected_output_tokens=90,
+             description="Proposes the likeliest label and the strongest alternative"),
+        Role("prosecutor", "Prosecutor", ArgumentReply, max_tokens=500, expected_output_tokens=180,
+             description="Argues for the label the draw gives it"),
+        Role("attorney", "Attorney", ArgumentReply, max_tokens=500, expected_output_tokens=180,
+             description="Argues for the other label"),
+        Role("judge", "Judge", JudgeReply, numbered=True, max_tokens=400, expected_output_tokens=120,
+             description="Decides between the two labels"),
+    )
+    Parameters = Parameters
+    inputs = {
+        "labels": "the candidate labels (two or more), e.g. [\"joy\", \"anger\"]; else named in the question",
+        "pool": "precedents: a dataset name, a JSONL file of {text, label, reason}, or a list of such objects",
+        "pool_seed": "the seed of a dataset's pool (an evaluation sets it)",
+    }
+
+    def check_case(self, case: Case) -> None:
+        case_labels.check(case)
+
+    def system_prompt(self, case: Case) -> str:
+        return self.render("system", labels=", ".join(f'"{label}"' for label in case_labels.case_labels(case)))
+
+    def demo(self, request: ModelRequest) -> dict[str, Any] | None:
+        return demo_reply(request)
+
+    async def run(self, court: Court) -> None:
+        labels = case_labels.check(court.case)
+        first, second, ambiguous = await self.hearing(court, labels)
+        sides = self.draw(court, first, second)
+        arguments = await self.argue(court, first, second, sides)
+        await self.judge(court, first, second, sides, arguments, ambiguous)
+
+    # ---------------------------------------------------------------- stage 1: the hearing
+
+    async def hearing(self, court: Court, labels: list[str]) -> tuple[str, str, bool | None]:
+        p = court.params
+        prompt = self.render("hearing", labels=" / ".join(f'"{label}"' for label in labels))
+
+        def check(reply: HearingReply) -> list[Problem]:
+            problems = [Problem("hearing_label", f'"{said}" is not a candidate label; use one of {", ".join(labels)}')
+                        for said in (reply.top, reply.alternative) if match_label(said, labels) is None]
+            if not problems and len(labels) > 2 and match_label(reply.top, labels) == match_label(reply.alternative, labels):
+                problems.append(Problem("hearing_same", "the alternative must be another label than the top one"))
+            return problems
+
+        async def sample(n: int, temperature: float) -> tuple[str, str]:
+            agent = court.agent("magistrate" if n == 0 else f"magistrate@{n}", "magistrate",
+                                "Magistrate" if n == 0 else f"Magistrate · sample {n}", "hearing",
+                                temperature=temperature)
+            schema = refine_schema(HearingReply, {
+                "top": {"enum": labels}, "alternative": {"enum": labels},
+                "reasoning": {"pattern": word_pattern(3, 70, latin=court.latin)} if agent.constrained else {},
+            })
+            answer = await court.ask(agent, prompt, HearingReply, schema=schema, check=check,
+                                     inputs={"labels": labels, "sample": n})
+            court.settle(agent, answer, skip={"hearing_label", "hearing_same"})
+            top = match_label(answer.value.top, labels) or labels[0]
+            alternative = match_label(answer.value.alternative, labels)
+            if alternative in (None, top):
+                alternative = next(label for label in labels if label != top)
+            if len(labels) == 2:
+                alternative = next(label for label in labels if label != top)
+            court.finish(agent, {**answer.value.model_dump(), "top": top, "alternative": alternative},
+                         title=f"{agent.title} · {top}, then {alternative}", repaired=answer.repaired,
+                         markdown=f"**Most likely:** {top} · **alternative:** {alternative}\n\n{answer.value.reasoning}")
+            return top, alternative
+
+        async with court.stage("hearing") as stage:
+            first, second = await sample(0, p.hearing_temperature)
+            ambiguous = None
+            if p.ambiguity_samples:
+                tops = [first] + [top for top, _ in [await sample(n, p.sample_temperature)
+                                                     for n in range(1, p.ambiguity_samples)]]
+                ambiguous = len(set(tops)) > 1
+                court.keep("ambiguity", {"samples": len(tops), "tops": tops, "ambiguous": ambiguous})
+                stage.markdown = (f"**{'Ambiguous' if ambiguous else 'Not ambiguous'}:** the top label across "
+                                  f"{len(tops)} sampled hearings was " + ", ".join(tops))
+            court.keep("hearing", {"first": first, "second": second, "labels": labels})
+            stage.state = f"{first} or {second}"
+        return first, second, ambiguous
+
+    # ---------------------------------------------------------------- stage 2: the argument
+
+    @staticmethod
+    def draw(court: Court, first: str, second: str) -> dict[str, str]:
+        """Which counsel argues which label: drawn by the run's seed, so the favoured label is not
+        always on the same side; kept in the record."""
+        flip = court.rng("court", "sides").random() < 0.5
+        sides = {"prosecutor": second if flip else first, "attorney": first if flip else second}
+        court.keep("sides", {**sides, "seed": court.seed, "prosecutor_has_first": not flip})
+        return sides
+
+    def argue_prompt(self, court: Court, first: str, second: str, side: str, label: str) -> str:
+        p = court.params
+        other = second if label == first else first
+        if self._choices(court):
+            rule = (f'one to {p.max_quotes} passages copied exactly from the text that support "{label}" '
+                    "(each a whole sentence or line of it)")
+        else:
+            rule = "[] (there is no passage long enough to quote)"
+        return self.render("argue", first=first, second=second, side=side.upper(), label=label, other=other,
+                           max_words=p.max_argument_words, quote_rule=rule)
+
+    async def argue(self, court: Court, first: str, second: str, sides: dict[str, str]) -> dict[str, dict[str, Any]]:
+        p = court.params
+        index = EvidenceIndex(court.readable)
+        choices = self._choices(court)
+        out: dict[str, dict[str, Any]] = {}
+
+        async def speak(side: str) -> None:
+            label = sides[side]
+            agent = court.agent(side, side, side.capitalize(), "argument", temperature=p.counsel_temperature)
+            quotes: dict[str, Any] = {"type": "array", "maxItems": p.max_quotes, "minItems": 1 if choices else 0,
+                                      "items": {"type": "string", **({"enum": choices} if choices and agent.constrained else {})}}
+            schema = refine_schema(ArgumentReply, {
+                "argument": {"pattern": word_pattern(8, p.max_argument_words * 2, latin=court.latin)}
+                if agent.constrained else {}})
+            schema["properties"]["quotes"] = quotes
+
+            def check(reply: ArgumentReply) -> list[Problem]:
+                problems = quote_problems(reply.quotes, index, first=1, flagged=court.flagged)
+                if choices and not reply.quotes:
+                    problems.append(Problem("argument_quotes", f'quote at least one passage of the text that supports "{label}"'))
+                if words(reply.argument) > p.max_argument_words * 1.5:
+                    problems.append(Problem("argument_long", f"the argument has {words(reply.argument)} words; "
+                                                             f"argue in at most {p.max_argument_words}"))
+                return problems
+
+            answer = await court.ask(agent, self.argue_prompt(court, first, second, side, label), ArgumentReply,
+                                     schema=schema, check=check, inputs={"label": label, "choices": choices[:8]},
+                                     keep_hint="Keep the passages you quoted exactly.")
+            court.settle(agent, answer, skip={"exhibit_quote"})
+            checked = []
+            for n, quote in enumerate(list(dict.fromkeys(answer.value.quotes))[:p.max_quotes], 1):  # a repeat counts once
+                found = index.check(quote, min_chars=8)
+                place = found.location.short() if found.location else "not in the text"
+                checked.append({"quote": quote, "verified": found.verified, "location": place})
+                court.item("quote", f"{side.capitalize()} quote {n} · {place}", found.verified, agent=side, number=n,
+                           detail=f'"{quote}"', line=f"{side} quote {n}: {'verified' if found.verified else 'NOT in the text'}")
+            if any(not q["verified"] for q in checked):
+                court.warn(side, "quote_unverified", f"the {side}'s quote{'s' if len(checked) > 1 else ''} "
+                           f"{', '.join(str(n) for n, q in enumerate(checked, 1) if not q['verified'])} "
+                           "are not in the text and were kept from the judges")
+            reply = {"label": label, "argument": answer.value.argument, "quotes": checked}
+            out[side] = reply
+            court.finish(agent, reply, title=f"{side.capitalize()} · for {label}", repaired=answer.repaired,
+                         markdown=f"**Argues for:** {label}\n\n{quoted(reply)}")
+
+        prompts = [(court.agent(s, s, s.capitalize(), "argument"), self.argue_prompt(court, first, second, s, sides[s]))
+                   for s in SIDES]
+        async with court.stage("argument", planned=prompts) as stage:
+            await asyncio.gather(*(speak(side) for side in SIDES))
+            stage.state = f"prosecutor for {sides['prosecutor']}, attorney for {sides['attorney']}"
+        return out
+
+    # ---------------------------------------------------------------- stage 3: the judges
+
+    def judge_agent(self, court: Court, n: int) -> Agent:
+        agent = court.agent(f"judge-{n}", "judge", f"Judge {n}", "judgment", temperature=court.params.judge_temperature)
+        specs = court.params.judge_specs()
+        if specs:
+            spec = ModelSpec.parse(specs[(n - 1) % len(specs)], where="[procedures.classification] judge_models")
+            spec = spec.resolved(court.settings)
+            agent = replace(agent, spec=spec, backend=court.pool.get(spec))
+        return agent
+
+    def judge_prompt(self, court: Court, n: int, first: str, second: str, arguments: dict[str, dict[str, Any]],
+                     cited: str, previous: dict[str, Any] | None) -> str:
+        p = court.params
+        sequential = p.mode == "sequential" and n > 1
+        return self.render(
+            "judge", first=first, second=second, number=n, judges=p.judges, precedents=f"\n{cited}" if cited else "",
+            prosecutor_label=arguments["prosecutor"]["label"], prosecutor_argument=quoted(arguments["prosecutor"]),
+            attorney_label=arguments["attorney"]["label"], attorney_argument=quoted(arguments["attorney"]),
+            previous=self.render("previous", **previous) if sequential and previous else "",
+            build="; say where you agree with the previous judge and where you do not" if sequential else "",
+        )
+
+    async def judge(self, court: Court, first: str, second: str, sides: dict[str, str],
+                    arguments: dict[str, dict[str, Any]], ambiguous: bool | None) -> None:
+        p = court.params
+        text = case_labels.case_text(court.case)
+        hits = precedents(text, court.case.inputs.get("pool") or p.precedent_pool, k=p.precedents,
+                          choice=p.precedent_choice, method=p.retrieval, seed=court.seed,
+                          pool_seed=int(court.case.inputs.get("pool_seed", 0) or 0))
+        cited = precedents_text(hits)
+        court.keep("precedents", [{"rank": h.rank, "score": h.score, "label": h.example.label, "id": h.example.id,
+                                   "text": h.example.text[:300], "reason": h.example.reason} for h in hits])
+        decisions: dict[int, dict[str, Any]] = {}
+        pair = [first, second]
+
+        async def sit(n: int, previous: dict[str, Any] | None) -> None:
+            agent = self.judge_agent(court, n)
+            grammar = agent.constrained
+            schema = refine_schema(JudgeReply, {"label": {"enum": pair},
+                                                "reasoning": {"pattern": word_pattern(8, 120, latin=court.latin)} if grammar else {}})
+
+            def check(reply: JudgeReply) -> list[Problem]:
+                if match_label(reply.label, pair) is None:
+                    return [Problem("judge_label", f'"{reply.label}" is neither "{first}" nor "{second}"; decide one of them')]
+                return []
+
+            answer = await court.ask(agent, self.judge_prompt(court, n, first, second, arguments, cited, previous),
+                                     JudgeReply, schema=schema, check=check,
+                                     inputs={"first": first, "second": second, "number": n, "sides": sides,
+                                             "previous": previous, "precedents": [h.example.label for h in hits]})
+            court.settle(agent, answer, skip={"judge_label"})
+            label = match_label(answer.value.label, pair)
+            if label is None:
+                label = first
+                court.warn(agent.name, "judge_label", f"judge {n} named no label of the two ({answer.value.label!r}); "
+                           f"counted for the hearing's first, {first}")
+            decision = {"number": n, "label": label, "reasoning": answer.value.reasoning,
+                        "confidence": answer.value.confidence, "model": str(agent.spec)}
+            decisions[n] = decision
+            court.finish(agent, decision, title=f"Judge {n} · {label}", repaired=answer.repaired,
+                         markdown=f"**Decides:** {label} · own estimate {answer.value.confidence:.0%}\n\n"
+                                  f"{answer.value.reasoning}")
+            court.tally(pair, {lab: sum(d["label"] == lab for d in decisions.values()) for lab in pair},
+                        pending=p.judges - len(decisions), seated=p.judges, title="Bench")
+
+        planned = [(self.judge_agent(court, n), "") for n in range(1, p.judges + 1)]
+        async with court.stage("judgment", planned=planned) as stage:
+            court.tally(pair, dict.fromkeys(pair, 0), pending=p.judges, seated=p.judges, title="Bench")
+            if cited:
+                for hit in hits:
+                    court.item("precedent", f"Precedent {hit.rank} · {hit.example.label}", True, number=hit.rank,
+                               detail=f'"{hit.example.text[:300]}"' + (f"\n\n{hit.example.reason}" if hit.example.reason else ""),
+                               line=f"precedent {hit.rank}: {hit.example.label} (score {hit.score:.2f})")
+            if p.mode == "parallel":
+                await asyncio.gather(*(sit(n, None) for n in range(1, p.judges + 1)))
+            else:
+                for n in range(1, p.judges + 1):
+                    await sit(n, decisions.get(n - 1))
+            self.conclude(court, first, second, decisions, sides, ambiguous, stage)
+
+    def conclude(self, court: Court, first: str, second: str, decisions: dict[int, dict[str, Any]],
+                 sides: dict[str, str], ambiguous: bool | None, stage: Any) -> None:
+        p = court.params
+        ordered = [decisions[n] for n in sorted(decisions)]
+        votes = {label: sum(d["label"] == label for d in ordered) for label in (first, second)}
+        tie = False
+        if p.mode == "sequential":
+            label, how = ordered[-1]["label"], f"the last of {len(ordered)} judges in sequence"
+        else:
+            tie = votes[first] == votes[second]
+            label = first if votes[first] >= votes[second] else second
+            how = (f"a tie {votes[first]}–{votes[second]}, which goes to the hearing's first label" if tie
+                   else "the one judge" if len(ordered) == 1 else f"the majority of {len(ordered)} judges")
+            if tie:
+                court.warn("bench", "tie", f"the judges tied {votes[first]}–{votes[second]}; the hearing's first label, "
+                           f"{first}, decides", stage="judgment")
+        share = votes[label] / len(ordered)
+        backing = [d["confidence"] for d in ordered if d["label"] == label]
+        split = f"{votes[first]}–{votes[second]}"
+        side = next(s for s, lab in sides.items() if lab == label)
+        court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side})
+        stage.state = f"{label} ({split})"
+        polarity = label.lower() if label.lower() in ("yes", "no") else None
+        court.conclude(Outcome(
+            answer=f"Label: {label}", label=label, polarity=polarity,  # type: ignore[arg-type]
+            decided_by="the bench" if p.mode == "parallel" else "the last judge",
+            confidences=[
+                Confidence(kind="vote_share", label="judges' vote share", value=share,
+                           basis=f"{votes[label]} of {len(ordered)} judges"),
+                Confidence(kind="self_reported", label="judges' own estimate",
+                           value=sum(backing) / len(backing) if backing else 0.0,
+                           basis="the mean of the judges who chose it"),
+            ],
+            markdown=(f"**{label}**, by {how} ({split}); argued by the {side}. The hearing ranked {first} "
+                      f"first and {second} second." + (f" The text is ambiguous: sampled hearings disagreed."
+                                                       if ambiguous else "")),
+            data={"split": split, "votes": votes, "tie": tie, "first": first, "second": second,
+                  "sides": sides, "mode": p.mode, "ambiguous": ambiguous},
+        ))
+
+    # ---------------------------------------------------------------- helpers and the dry run
+
+    @staticmethod
+    def _choices(court: Court) -> list[str]:
+        return case_labels.passages(court.readable)
+
+    async def plan(self, court: Court) -> None:
+        labels = case_labels.check(court.case)
+        p = court.params
+        first, second = "[the hearing's first label]", "[its alternative]"
+        court.plan_prompt("hearing", court.agent("magistrate", "magistrate", stage="hearing"),
+                          self.render("hearing", labels=" / ".join(f'"{label}"' for label in labels)), HearingReply)
+        for side, label in zip(SIDES, ("[the label drawn for it]", "[the other label]"), strict=True):
+            court.plan_prompt("argument", court.agent(side, side, side.capitalize(), "argument"),
+                              self.argue_prompt(court, first, second, side, label), ArgumentReply)
+        arguments = {s: {"label": f"[the {s}'s label]", "argument": f"[the {s}'s argument and verified quotes]"}
+                     for s in SIDES}
+        cited = "PRECEDENTS: [the k most similar labelled examples]\n" if p.precedents else ""
+        previous = {"number": "n-1", "label": "[its label]", "confidence": "[its estimate]", "reasoning": "[its reasoning]"}
+        for n in range(1, p.judges + 1):
+            court.plan_prompt("judgment", self.judge_agent(court, n),
+                              self.judge_prompt(court, n, first, second, arguments, cited, previous), JudgeReply)
+
+
+datasets.install()  # rte, boolq, qnli, anli, emotion for `courtroom eval` (a registry entry each, nothing read)

@@ -1,0 +1,207 @@
+"""The classification court on the scripted backend: hearing, the seeded draw of sides, the
+bench in parallel and in sequence, precedents, and the cases it refuses."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import Case, pasted_document
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import CaseError
+from courtroom_chat.frontends.cli import app
+from courtroom_chat.procedures.classification.labels import case_labels, labels_from_question
+
+EMOTIONS = "Which emotion does the text express: sadness, joy, love, anger, fear or surprise?"
+TEXT = "I waited two hours and nobody called back. I am furious about how they treated us."
+
+
+def case(question: str = EMOTIONS, text: str = TEXT, **inputs) -> Case:
+    return Case(question=question, context=[pasted_document(text)] if text else [], procedure="classification",
+                inputs=inputs)
+
+
+def settings(**params) -> Settings:
+    return Settings().with_backend("scripted").with_params("classification", params)
+
+
+async def trial(c: Case, s: Settings, script: dict | None = None, seed: int | None = None):
+    backends = {"scripted": ScriptedBackend(script=script)} if script else None
+    return await Trial(c, s, store=None, backends=backends, seed=seed).run()
+
+
+def judge(label: str, confidence: float = 0.8) -> dict:
+    return {"reasoning": f"The text reads as {label}.", "label": label, "confidence": confidence}
+
+
+@pytest.mark.parametrize(("question", "labels"), [
+    (EMOTIONS, ["sadness", "joy", "love", "anger", "fear", "surprise"]),
+    ("Labels: entailment, not entailment. Does the premise entail the hypothesis?", ["entailment", "not entailment"]),
+    ("Is this review positive or negative?", ["positive", "negative"]),
+    ("Is this positive or negative?", ["positive", "negative"]),
+    ("Is it raining?", []),
+    ("Classify the ticket: bug / feature / question?", ["bug", "feature", "question"]),
+])
+def test_labels_are_read_from_the_question(question, labels):
+    assert labels_from_question(question) == labels
+
+
+def test_labels_from_inputs_win_and_a_yes_no_question_is_yes_or_no():
+    assert case_labels(case(labels=["joy", "anger"])) == ["joy", "anger"]
+    assert case_labels(case("Should we merge this commit?")) == ["yes", "no"]
+
+
+@pytest.mark.parametrize(("c", "message"), [
+    (case("Labels: joy. Which fits?"), "two or more candidate labels, got one ('joy')"),
+    (case(labels=["joy", "Joy"]), "got one ('Joy')"),
+    (case("What do you make of this?"), "got none"),
+    (case(text=""), "the text to classify is empty"),
+    (case(text="   \n  "), "the text to classify is empty"),
+])
+async def test_one_label_or_an_empty_text_is_refused_in_one_line(c, message):
+    with pytest.raises(CaseError, match=re.escape(message)) as err:
+        await trial(c, settings())
+    assert "\n" not in str(err.value)
+
+
+def test_the_cli_refuses_them_with_exit_2_and_no_traceback(tmp_path, runs_dir):
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT)
+    result = CliRunner().invoke(app, ["run", "-q", "Labels: joy. Which fits?", "-c", str(text), "-b", "scripted",
+                                      "-p", "classification"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "two or more candidate labels" in result.output
+
+
+async def test_the_hearing_proposes_its_top_two_and_the_counsels_argue_them():
+    script = {"magistrate": {"reasoning": "Furious is anger; waiting could be sadness.", "top": "Anger",
+                             "alternative": "sadness"}}
+    record = await trial(case(), settings(), script)
+    assert record.outputs["hearing"] == {"first": "anger", "second": "sadness",
+                                         "labels": ["sadness", "joy", "love", "anger", "fear", "surprise"]}
+    assert {record.outputs["prosecutor"]["label"], record.outputs["attorney"]["label"]} == {"anger", "sadness"}
+    quotes = record.outputs["prosecutor"]["quotes"] + record.outputs["attorney"]["quotes"]
+    assert quotes and all(q["verified"] and q["location"].startswith("pasted-1.txt:") for q in quotes)
+    assert record.outcome.label in ("anger", "sadness") and record.outcome.polarity is None
+
+
+async def test_with_two_labels_the_alternative_is_the_other_one():
+    script = {"magistrate": {"reasoning": "Plainly positive.", "top": "positive", "alternative": "positive"}}
+    record = await trial(case("Is this review positive or negative?", "Great food, lovely staff."), settings(), script)
+    assert record.outputs["hearing"]["second"] == "negative"
+
+
+async def test_sides_are_drawn_by_the_seed_and_recorded():
+    draws = [(await trial(case(), settings(judges=1), seed=s)).outputs["sides"] for s in range(40)]
+    first_to_prosecutor = sum(d["prosecutor_has_first"] for d in draws)
+    assert 10 <= first_to_prosecutor <= 30  # a fair coin over 40 seeds
+    assert all(d["prosecutor"] != d["attorney"] and d["seed"] == s for s, d in enumerate(draws))
+    again = (await trial(case(), settings(judges=1), seed=7)).outputs["sides"]
+    assert again == draws[7]
+
+
+async def test_a_quote_not_in_the_text_is_kept_from_the_judges():
+    script = {"prosecutor": [{"argument": "It is sadness.", "quotes": ["I cried all night long"]}] * 2}
+    record = await trial(case(), settings(judges=1), script)
+    [quote] = record.outputs["prosecutor"]["quotes"]
+    assert not quote["verified"] and any(w.rule == "quote_unverified" for w in record.warnings)
+    judge_prompt = next(c for c in record.calls if c.agent == "judge-1").messages[-1]["content"]
+    assert "I cried all night long" not in judge_prompt and "It is sadness." in judge_prompt
+
+
+async def test_parallel_the_majority_decides():
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("sadness"), "judge-2": judge("anger"), "judge-3": judge("sadness", 0.6)}
+    record = await trial(case(), settings(judges=3, mode="parallel"), script)
+    assert record.outcome.label == "sadness" and record.outcome.data["votes"] == {"anger": 1, "sadness": 2}
+    assert record.outcome.confidence("vote_share") == pytest.approx(2 / 3)
+    assert record.outcome.confidence("self_reported") == pytest.approx(0.7)
+    assert not record.outcome.data["tie"]
+
+
+async def test_parallel_a_tie_goes_to_the_hearings_first_label_and_is_recorded():
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("sadness"), "judge-2": judge("anger")}
+    record = await trial(case(), settings(judges=2, mode="parallel"), script)
+    assert record.outcome.label == "anger" and record.outcome.data["tie"] is True
+    assert record.outputs["decision"]["tie"] is True
+    assert any(w.rule == "tie" and "anger" in w.message for w in record.warnings)
+
+
+async def test_sequential_each_judge_sees_the_previous_decision_and_the_last_decides():
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("anger"), "judge-2": {"reasoning": "Waiting for hours is sad, not angry.",
+                                                     "label": "sadness", "confidence": 0.55},
+              "judge-3": judge("sadness", 0.65)}
+    record = await trial(case(), settings(judges=3, mode="sequential"), script)
+    prompts = {c.agent: c.messages[-1]["content"] for c in record.calls if c.agent.startswith("judge")}
+    assert "PREVIOUS JUDGE" not in prompts["judge-1"]
+    assert 'THE PREVIOUS JUDGE (judge 1) decided "anger"' in prompts["judge-2"]
+    assert 'THE PREVIOUS JUDGE (judge 2) decided "sadness"' in prompts["judge-3"]
+    assert "Waiting for hours is sad, not angry." in prompts["judge-3"]
+    assert record.outcome.label == "sadness" and record.outcome.decided_by == "the last judge"
+
+
+async def test_each_judge_may_sit_on_another_model():
+    record = await trial(case(), settings(judges=3, judge_models="scripted:a, scripted:b"))
+    models = [record.outputs[f"judge-{n}"]["model"] for n in (1, 2, 3)]
+    assert models == ["scripted:a", "scripted:b", "scripted:a"]
+
+
+POOL = [
+    {"text": "They kept me on hold for an hour and then hung up. I am so angry.", "label": "anger",
+     "reason": "hostility at being mistreated."},
+    {"text": "My dog died this morning and the house feels empty.", "label": "sadness", "reason": "grief."},
+    {"text": "We won the final and I cannot stop smiling!", "label": "joy", "reason": "delight."},
+]
+
+
+@pytest.mark.parametrize("choice", ["similar", "random"])
+async def test_judges_see_precedents_from_the_pool(choice, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    record = await trial(case(pool=POOL), settings(judges=1, precedents=1, precedent_choice=choice), seed=3)
+    [shown] = record.outputs["precedents"]
+    prompt = next(c for c in record.calls if c.agent == "judge-1").messages[-1]["content"]
+    assert "PRECEDENTS" in prompt and f"was labelled {shown['label']}. Reason: {shown['reason']}" in prompt
+    if choice == "similar":
+        assert shown["label"] == "anger" and shown["score"] > 0.3
+    assert "PRECEDENTS" not in next(c for c in record.calls if c.agent == "prosecutor").messages[-1]["content"]
+
+
+async def test_a_pool_never_gives_the_text_on_trial_as_its_own_precedent(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    pool = [*POOL, {"text": TEXT, "label": "anger", "reason": "the same text"}]
+    record = await trial(case(pool=pool), settings(judges=1, precedents=3, retrieval="bm25"))
+    assert TEXT not in [p["text"] for p in record.outputs["precedents"]] and len(record.outputs["precedents"]) == 3
+
+
+async def test_sampled_hearings_mark_an_ambiguous_text():
+    tops = ["anger", "anger", "sadness", "anger", "anger"]
+    script = {"magistrate": [{"reasoning": "r", "top": t, "alternative": "fear"} for t in tops]}
+    record = await trial(case(), settings(judges=1, ambiguity_samples=5), script)
+    assert record.outputs["ambiguity"] == {"samples": 5, "tops": tops, "ambiguous": True}
+    assert record.outcome.data["ambiguous"] is True
+    steady = await trial(case(), settings(judges=1, ambiguity_samples=5))
+    assert steady.outcome.data["ambiguous"] is False
+
+
+async def test_the_dry_run_plans_the_hearing_both_counsels_and_every_judge():
+    events = []
+    await Trial(case(), settings(judges=5, mode="sequential"), store=None, dry_run=True).run(events.append)
+    planned = [e.agent for e in events if e.type == "prompt_planned"]
+    assert planned == ["magistrate", "prosecutor", "attorney", *(f"judge-{n}" for n in range(1, 6))]
+
+
+async def test_one_judge_is_no_split_and_a_repeated_quote_counts_once():
+    text = "I am furious about how they treated us."
+    script = {"prosecutor": {"argument": "Anger.", "quotes": [text, text]}}
+    record = await trial(case(text=text), settings(judges=1), script)
+    assert len(record.outputs["prosecutor"]["quotes"]) == 1
+    from courtroom_chat.render import how_sure
+
+    assert "the one judge" in record.outcome.markdown
+    assert not any("Split vote" in line for line in how_sure(record.outcome.model_dump(mode="json")))

@@ -1,0 +1,106 @@
+"""The classification datasets on real rows of the shared data, label-set baselines, and
+`courtroom eval rte --procedure classification` end to end on the scripted backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom_chat.backends import BackendPool
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import Case, pasted_document
+from courtroom_chat.config import Settings
+from courtroom_chat.evaluation import datasets
+from courtroom_chat.evaluation.harness import evaluate
+from courtroom_chat.evaluation.methods import Baselines, prediction_from_record, run_baseline
+from courtroom_chat.records import Outcome, RunRecord
+from courtroom_chat.retrieval import fingerprint
+
+EXPECTED = {  # name: labels, items drawn, precedents
+    "rte": (("entailment", "not entailment"), 200, 77),
+    "boolq": (("yes", "no"), 500, 1000),
+    "qnli": (("entailment", "not entailment"), 500, 1000),
+    "anli": (("entailment", "neutral", "contradiction"), 500, 1000),
+    # one validation text is also a test item, so it leaves the pool
+    "emotion": (("sadness", "joy", "love", "anger", "fear", "surprise"), 500, 999),
+}
+
+
+@pytest.fixture
+def benchmarks():
+    root = datasets.data_dir() / "benchmarks"
+    if not (root / "rte").is_dir():
+        pytest.skip(f"the shared benchmarks are not at {root}; set COURTROOM_DATA_DIR")
+    return root
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_each_adapter_reads_its_real_rows(name, benchmarks):
+    labels, n_items, n_pool = EXPECTED[name]
+    source = datasets.resolve(name, seed=0)
+    assert source.labels == labels and source.yes_no == (name == "boolq")
+    items, pool = source.items(), source.pool()
+    assert len(items) == n_items and len(pool) == n_pool
+    for item in items[:3]:
+        assert item.gold in labels and item.case.context[0].text.strip()
+        assert item.case.inputs == {"labels": list(labels), "pool": name, "pool_seed": 0}
+        from courtroom_chat.procedures.classification.labels import check
+
+        assert check(item.case) == list(labels)  # the court accepts it as it is
+    assert {e.label for e in pool} <= set(labels) and all(e.reason for e in pool[:20])
+    judged = {fingerprint(i.case.context[0].text) for i in items}
+    assert not judged & {fingerprint(e.text) for e in pool}  # the pool is disjoint from the items
+    assert [i.id for i in datasets.resolve(name, seed=0).items()[:5]] == [i.id for i in items[:5]]
+    assert [i.id for i in datasets.resolve(name, seed=1).items()[:5]] != [i.id for i in items[:5]]
+
+
+def test_known_rows_read_as_in_the_files(benchmarks):
+    rte = datasets.resolve("rte")
+    [row] = [r for r in rte.rows(rte.file) if r["id"] == "0"]
+    assert row["label"] == "not entailment" and row["text"].startswith("Premise: Dana Reeve")
+    assert row["text"].endswith("Hypothesis: Christopher Reeve had an accident.")
+    anli = datasets.resolve("anli")
+    first = anli.rows("anli_v1.0_R1_test.jsonl")[0]
+    assert first["label"] == "entailment" and "Ernest Jones" in first["text"] and "London" in first["reason"]
+    emotion = datasets.resolve("emotion").rows("setfit_emotion_test.jsonl")[0]
+    assert emotion == {"id": "test0", "text": "im feeling rather rotten so im not very ambitious right now",
+                       "label": "sadness"}
+    boolq = datasets.resolve("boolq").rows("boolq_dev.jsonl")[0]
+    assert boolq["label"] == "no" and boolq["text"].endswith("Question: Does ethanol take more energy make that produces?")
+
+
+async def test_baselines_choose_among_a_label_set():
+    case = Case(question="Which emotion? Labels: joy, anger, fear.", context=[pasted_document("I am furious.")])
+    settings = Settings().with_backend("scripted")
+    script = {"juror": [{"reasoning": "Furious.", "decision": "Anger.", "confidence": 0.9}]}
+    baselines = Baselines(settings, BackendPool(settings, {"scripted": ScriptedBackend(script=script)}))
+    p = await run_baseline("single", case, baselines, seed=1, labels=["joy", "anger", "fear"])
+    assert p.label == "anger" and p.status == "decided"
+    request = baselines.request("single", case, 1, None, 1, ["joy", "anger", "fear"])
+    assert request.schema["properties"]["decision"]["enum"] == ["joy", "anger", "fear"]
+    assert '"joy" / "anger" / "fear"' in request.prompt
+    bad = {"juror": [{"reasoning": "r", "decision": "rage", "confidence": 0.5}]}
+    baselines = Baselines(settings, BackendPool(settings, {"scripted": ScriptedBackend(script=bad)}))
+    p = await run_baseline("majority", case, baselines, seed=1, labels=["joy", "anger", "fear"])
+    assert p.status == "failed" and "none of joy, anger, fear" in p.error
+
+
+def test_a_court_record_is_read_by_its_label_for_a_label_set():
+    record = RunRecord(run_id="r", case=Case(question="q?"), status="complete",
+                       outcome=Outcome(answer="Label: not entailment", label="not entailment"))
+    assert prediction_from_record(record, ["entailment", "not entailment"]).label == "not entailment"
+    assert prediction_from_record(record).label is None  # no polarity: undecided on a yes/no dataset
+    assert prediction_from_record(record, ["joy", "anger"]).status == "undecided"
+
+
+@pytest.mark.parametrize("name", ["rte", "emotion"])
+def test_courtroom_eval_runs_the_court_and_both_baselines(name, benchmarks, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings().with_backend("scripted").with_params("classification", {"judges": 3, "ambiguity_samples": 2})
+    ev = evaluate(name, procedure="classification", baselines=["single", "majority"], limit=3, settings=settings,
+                  runs_dir=tmp_path / "runs")
+    results = ev.summary["results"]
+    assert set(results) == {"court", "single", "majority"} and all(r["n"] == 3 for r in results.values())
+    assert results["court"]["failed"] == 0 and results["single"]["failed"] == 0
+    assert results["court"]["calls_per_item"] == 2 + 2 + 3  # two hearings, two counsels, three judges
+    assert set(results["court"]["confusion"]) == set(EXPECTED[name][0])
+    assert any("accuracy on normal items" in k for k in ev.summary["extra"])
