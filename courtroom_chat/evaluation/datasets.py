@@ -55,8 +55,13 @@ class Dataset:
         return predicted is not None and predicted == item.gold
 
     def extra_metrics(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
-        """Metrics only this dataset has (a sentence's MAE, say), added to the summary."""
+        """Metrics only this dataset has (a sentence's MAE, say), added to the summary. A
+        ``"markdown"`` entry, if any, is the report's section for them."""
         return {}
+
+    def answer_format(self) -> Any:
+        """The answer the baselines give (``methods.AnswerFormat``); None: yes/no."""
+        return None
 
     @property
     def yes_no(self) -> bool:
@@ -83,6 +88,7 @@ def register(info: DatasetInfo) -> None:
 
 
 def available() -> list[DatasetInfo]:
+    _load_plugins()
     return list(_REGISTRY.values())
 
 
@@ -98,8 +104,20 @@ def data_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
+# Modules that register datasets of their own, imported when a dataset is looked up by name.
+PLUGINS = ("courtroom_chat.procedures.criminal.dataset",)
+
+
+def _load_plugins() -> None:
+    import importlib
+
+    for module in PLUGINS:
+        importlib.import_module(module)
+
+
 def resolve(spec: str, *, seed: int = 0, limits: Limits | None = None) -> Dataset:
     """A dataset by registered name, or by path: a ``.jsonl`` file, the ICLR folder or the ADR JSON."""
+    _load_plugins()
     if spec in _REGISTRY:
         return _REGISTRY[spec].factory(None, seed=seed, limits=limits)
     path = Path(spec).expanduser()

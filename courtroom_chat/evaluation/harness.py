@@ -64,6 +64,9 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     if batch:
         if not any(m != "court" for m in methods):
             raise InputError("--batch sends the baselines as one batch; add --baseline single or majority")
+        if source.answer_format() is not None:
+            raise InputError(f"--batch sends yes/no baselines; dataset {source.name} is answered in a shape of its own, "
+                             "so run it without --batch")
         for role in ("judge", "jury"):
             if settings.model_for(role).backend != "anthropic":
                 raise InputError("--batch uses Anthropic's Message Batches API; use --backend anthropic")

@@ -59,14 +59,16 @@ class Prediction:
 
 # ---------------------------------------------------------------------- the court
 
-def prediction_from_record(record: RunRecord) -> Prediction:
+def prediction_from_record(record: RunRecord, *, yes_no: bool = True) -> Prediction:
     """Everything the evaluation reads from a court run record, in one place, for any procedure.
 
     The label is the outcome's polarity (yes / no; undecided and a run without an outcome are
     scored wrong). Confidences are the outcome's, each named by what it measures: ``judge``
     (the judge's own figure, when a judge wrote the ruling), ``vote_share`` (the share of the
     votes cast for the decision) and ``evidence`` (computed from the record). The mirror and
-    fragility findings of the run, when it ran them, come along in the details.
+    fragility findings of the run, when it ran them, come along in the details. For a dataset
+    whose labels are not yes/no (``yes_no=False``) the label is the outcome's own (a charge),
+    and the outcome's data (a judgment) comes along in ``details["data"]``.
     """
     usage = record.usage()
     cost = record.cost_usd if record.cost_known else None
@@ -75,16 +77,21 @@ def prediction_from_record(record: RunRecord) -> Prediction:
     outcome = record.outcome
     if outcome is None:
         return Prediction(None, "failed", error=record.error or f"no outcome (status {record.status})", **spent)
-    label = {"yes": YES, "no": NO}.get(outcome.polarity or "")
+    if yes_no:
+        label = {"yes": YES, "no": NO}.get(outcome.polarity or "")
+    else:
+        label = outcome.label if outcome.label and outcome.polarity != "undecided" else None
     names = {"self_reported": "judge", "vote_share": "vote_share", "evidence": "evidence", "agreement": "agreement"}
     confidences = {names[c.kind]: round(c.value, 4) for c in outcome.confidences}
     details = {"decided_by": outcome.decided_by, "answer": outcome.answer, "split": outcome.data.get("split"),
                **{k: outcome.data[k] for k in ("mirror", "fragility") if k in outcome.data}}
+    if not yes_no:
+        details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility")}
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,
-                    backends: dict[str, Backend] | None) -> Prediction:
+                    backends: dict[str, Backend] | None, yes_no: bool = True) -> Prediction:
     """One trial; a failed trial is a failed prediction that still links to its saved record.
     (The engine takes no sampling seed yet; the item's seed is kept in the evaluation's results.)"""
     from ..engine import Trial
@@ -94,10 +101,10 @@ async def run_court(case: Case, *, settings: Settings, procedure: str, store: Ru
         record = await trial.run()
     except CourtroomError as exc:
         record = getattr(exc, "record", None) or trial.record
-        prediction = prediction_from_record(record)
+        prediction = prediction_from_record(record, yes_no=yes_no)
         prediction.status, prediction.label, prediction.error = "failed", None, str(exc)
         return prediction
-    return prediction_from_record(record)
+    return prediction_from_record(record, yes_no=yes_no)
 
 
 # ---------------------------------------------------------------------- one call, five calls
@@ -157,12 +164,45 @@ class AnswerReply(BaseModel):
         return fraction(v)
 
 
+@dataclass(frozen=True)
+class AnswerFormat:
+    """What a baseline asks for and how its replies become a prediction. The default is a yes/no
+    answer; a dataset with answers of another shape (a judgment: charge, term, fine) gives its
+    own (``Dataset.answer_format``), so the baselines answer in the shape the court's outcome has.
+
+    ``label`` maps a reply to a dataset label; ``details`` to what the prediction keeps of it
+    (as ``details["data"]``, the court's outcome data); ``combine`` merges several replies
+    (majority) into one label and its details; ``procedure`` names the procedure whose demo
+    reply the scripted backend gives (its ``role``)."""
+
+    system: str
+    prompt: str
+    wire: type[BaseModel]
+    schema: dict[str, Any]
+    role: str = "juror"
+    procedure: str = ""
+    max_tokens: int = 500
+    label: Any = None  # (reply) -> label | None
+    details: Any = None  # (reply) -> dict
+    combine: Any = None  # (replies) -> (label | None, dict)
+
+    @property
+    def yes_no(self) -> bool:
+        return self.label is None
+
+
 @dataclass
 class Baselines:
-    """What the baselines share across an evaluation: settings and one pool of backends."""
+    """What the baselines share across an evaluation: settings, one pool of backends, and the
+    shape of the answer the dataset scores."""
 
     settings: Settings
     pool: BackendPool
+    answer: AnswerFormat | None = None
+
+    @property
+    def format(self) -> AnswerFormat:
+        return self.answer or YES_NO
 
     def spec(self, method: str) -> ModelSpec:
         """The model a baseline asks: the judge's for ``single``, the jury's for ``majority``
@@ -171,18 +211,25 @@ class Baselines:
 
     def request(self, method: str, case: Case, number: int, temperature: float | None, seed: int) -> ModelRequest:
         backend = self.pool.get(self.spec(method))
+        fmt = self.format
+        procedure = None
+        if fmt.procedure:
+            from ..procedures import get
+
+            procedure = get(fmt.procedure)
         # role "juror": the voter the scripted backend knows how to answer; real backends ignore roles
         return ModelRequest(
             agent=f"{method}-{number}" if method == "majority" else method,
-            role="juror",
-            system=SYSTEM,
-            prefix=case_block(case),
-            prompt=PROMPT,
-            schema=SCHEMA,
-            schema_name="AnswerReply",
+            role=fmt.role,
+            system=fmt.system,
+            prefix=procedure.case_block(case) if procedure is not None else case_block(case),
+            prompt=fmt.prompt,
+            schema=fmt.schema,
+            schema_name=fmt.wire.__name__,
             temperature=temperature if backend.accepts_temperature else None,
-            max_tokens=500,
+            max_tokens=fmt.max_tokens,
             case=case,
+            procedure=procedure,
             inputs={"question": case.question, "number": number, "persona": "an independent decision-maker",
                     "min_words": 5, "exhibits": [], "seed": seed},
         )
@@ -194,7 +241,7 @@ class Baselines:
         return params.juror_temperatures()
 
 
-async def ask(backend: Backend, request: ModelRequest) -> tuple[AnswerReply | None, list[dict[str, Any]]]:
+async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | None = None) -> tuple[Any, list[dict[str, Any]]]:
     """One answer, after at most one repair; every call is logged (text, usage, cost, seconds)."""
     log: list[dict[str, Any]] = []
     for attempt in (1, 2):
@@ -209,11 +256,13 @@ async def ask(backend: Backend, request: ModelRequest) -> tuple[AnswerReply | No
         log.append(call_log(request, attempt, reply.text, reply.usage, reply.seconds or time.perf_counter() - started,
                             call_cost(backend.price_provider, reply.model or backend.model, reply.usage),
                             reply.temperature))
-        value, problems = parse_reply(reply.text, AnswerReply)
+        value, problems = parse_reply(reply.text, (fmt or YES_NO).wire)
         if value is not None:
             return value, log
         log[-1]["error"] = problems[0].message
-        request.repairs.append((reply.text, REPAIR.format(problems="\n".join(f"- {p.message}" for p in problems))))
+        listed = "\n".join(f"- {p.message}" for p in problems)
+        request.repairs.append((reply.text, REPAIR.format(problems=listed) if fmt is None or fmt.yes_no else
+                                f"Your reply could not be used:\n{listed}\nReply again with only the JSON object."))
     return None, log
 
 
@@ -224,7 +273,8 @@ def call_log(request: ModelRequest, attempt: int, text: str, usage: Any, seconds
             "temperature": temperature}
 
 
-def combine(method: str, answers: list[AnswerReply | None], log: list[dict[str, Any]], seconds: float) -> Prediction:
+def combine(method: str, answers: list[Any], log: list[dict[str, Any]], seconds: float,
+            fmt: AnswerFormat | None = None) -> Prediction:
     """A baseline's prediction from its answers: the answer itself for ``single``, the majority
     of the valid votes for ``majority`` (a tie or no valid vote is undecided)."""
     costs = [c["cost_usd"] for c in log]
@@ -236,6 +286,10 @@ def combine(method: str, answers: list[AnswerReply | None], log: list[dict[str, 
     details: dict[str, Any] = {"calls": log}
     if not valid:
         return Prediction(None, "failed", error=errors[-1] if errors else "no answer", details=details, **spent)
+    if fmt is not None and not fmt.yes_no:
+        label, details["data"] = ((fmt.label(valid[0]), fmt.details(valid[0])) if method == "single"
+                                  else fmt.combine(valid))
+        return Prediction(label, "decided" if label is not None else "undecided", details=details, **spent)
     if method == "single":
         answer = valid[0]
         confidences = {"self_reported": answer.confidence} if answer.confidence is not None else {}
@@ -262,6 +316,9 @@ async def run_baseline(method: str, case: Case, baselines: Baselines, seed: int)
     backend = baselines.pool.get(baselines.spec(method))
     requests = [baselines.request(method, case, k, t, stable_seed(seed, k))
                 for k, t in enumerate(baselines.temperatures(method), 1)]
-    results = await asyncio.gather(*(ask(backend, r) for r in requests))
+    results = await asyncio.gather(*(ask(backend, r, baselines.answer) for r in requests))
     log = [entry for _, calls in results for entry in calls]
-    return combine(method, [a for a, _ in results], log, time.perf_counter() - started)
+    return combine(method, [a for a, _ in results], log, time.perf_counter() - started, baselines.answer)
+
+
+YES_NO = AnswerFormat(system=SYSTEM, prompt=PROMPT, wire=AnswerReply, schema=SCHEMA)

@@ -220,14 +220,14 @@ class Runner:
         todo = self.pending(units)
         self.reporter.start(self.plan, self.done_items(units), self.results.folder)
         pool = BackendPool(self.settings, self.backends)
-        baselines = Baselines(self.settings, pool)
+        baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format())
         gate = asyncio.Semaphore(max(1, self.plan.workers))
 
         async def one(unit: Unit) -> None:
             async with gate:
                 if unit.method == "court":
                     prediction = await run_court(unit.case(), settings=self.settings, procedure=self.plan.procedure or "",
-                                                 store=self.store, backends=self.backends)
+                                                 store=self.store, backends=self.backends, yes_no=self.plan.dataset.yes_no)
                 else:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed)
             self.record(unit, prediction, units)
