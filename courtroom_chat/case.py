@@ -323,6 +323,12 @@ def load_case(
             raise _case_error(source, "is not UTF-8 text; save the case file as UTF-8") from None
         if not isinstance(data, dict):
             raise _case_error(source, "must hold a JSON object with a 'question' and a 'context' list")
+        if "question" not in data and question is None:  # a format a procedure reads (a SimCourt case)
+            from .procedures import read_case_file
+
+            found = read_case_file(case_path, data)
+            if found is not None:
+                return found.model_copy(update={"context": [*found.context, *load_documents(list(context or []), Path.cwd(), limits)]})
         unknown = set(data) - {"question", "context", "evidence", "title", "notes", "procedure", "inputs"}
         if unknown:
             raise _case_error(source, f"unknown field(s) {', '.join(sorted(unknown))}; "

@@ -55,8 +55,13 @@ class Dataset:
         return predicted is not None and predicted == item.gold
 
     def extra_metrics(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
-        """Metrics only this dataset has (a sentence's MAE, say), added to the summary."""
+        """Metrics only this dataset has (a sentence's MAE, say), added to the summary. A
+        ``"markdown"`` entry, if any, is the report's section for them."""
         return {}
+
+    def answer_format(self) -> Any:
+        """The answer the baselines give (``methods.AnswerFormat``); None: yes/no, or one of the labels."""
+        return None
 
     @property
     def yes_no(self) -> bool:

@@ -70,9 +70,12 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     if mirror and not source.yes_no:
         raise InputError(f"--mirror negates yes/no questions; dataset {source.name} has labels {', '.join(source.labels)}")
     if batch:
+        if source.answer_format() is not None:
+            raise InputError(f"--batch sends yes/no baselines; dataset {source.name} is answered in a shape of its own, "
+                             "so run it without --batch")
         if not source.yes_no:
             raise InputError(f"--batch sends yes/no baselines; dataset {source.name} has labels {', '.join(source.labels)}")
-        if not any(m != "court" for m in methods):
+        if not any(m in BASELINES for m in methods):
             raise InputError("--batch sends the baselines as one batch; add --baseline single or majority")
         for role in ("judge", "jury"):
             if settings.model_for(role).backend != "anthropic":

@@ -72,14 +72,16 @@ def label_of(said: str, labels: Sequence[str]) -> str | None:
     return next((label for label in labels if norm(label) == norm(said)), None)
 
 
-def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = None) -> Prediction:
+def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = None, *, yes_no: bool = True) -> Prediction:
     """Everything the evaluation reads from a court run record, in one place, for any procedure.
 
     The label is the outcome's polarity (yes / no; undecided and a run without an outcome are
     scored wrong), or, given a dataset's own ``labels``, the outcome's label when it is one of them. Confidences are the outcome's, each named by what it measures: ``judge``
     (the judge's own figure, when a judge wrote the ruling), ``vote_share`` (the share of the
     votes cast for the decision) and ``evidence`` (computed from the record). The mirror and
-    fragility findings of the run, when it ran them, come along in the details.
+    fragility findings of the run, when it ran them, come along in the details. For a dataset
+    whose answers have a shape of their own (``yes_no=False``: a judgment) the label is the
+    outcome's own (a charge), and the outcome's data comes along in ``details["data"]``.
     """
     usage = record.usage()
     cost = record.cost_usd if record.cost_known else None
@@ -88,11 +90,18 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     outcome = record.outcome
     if outcome is None:
         return Prediction(None, "failed", error=record.error or f"no outcome (status {record.status})", **spent)
-    label = (label_of(outcome.label, labels) if labels else {"yes": YES, "no": NO}.get(outcome.polarity or ""))
+    if labels:
+        label = label_of(outcome.label, labels)
+    elif not yes_no:
+        label = outcome.label if outcome.label and outcome.polarity != "undecided" else None
+    else:
+        label = {"yes": YES, "no": NO}.get(outcome.polarity or "")
     names = {"self_reported": "judge", "vote_share": "vote_share", "evidence": "evidence", "agreement": "agreement"}
     confidences = {names[c.kind]: round(c.value, 4) for c in outcome.confidences}
     details = {"decided_by": outcome.decided_by, "answer": outcome.answer, "split": outcome.data.get("split"),
                **{k: outcome.data[k] for k in ("mirror", "fragility", "ambiguous") if k in outcome.data}}
+    if not yes_no:
+        details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility")}
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 
@@ -111,7 +120,7 @@ def court_settings(settings: Settings, procedure: str, method: str) -> Settings:
 
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,
                     backends: dict[str, Backend] | None, labels: Sequence[str] | None = None,
-                    fragility: bool = False) -> Prediction:
+                    fragility: bool = False, yes_no: bool = True) -> Prediction:
     """One trial; a failed trial is a failed prediction that still links to its saved record.
     With ``fragility`` the trial also decides again without its most-cited evidence.
     (The engine takes no sampling seed yet; the item's seed is kept in the evaluation's results.)"""
@@ -122,10 +131,10 @@ async def run_court(case: Case, *, settings: Settings, procedure: str, store: Ru
         record = await trial.run()
     except CourtroomError as exc:
         record = getattr(exc, "record", None) or trial.record
-        prediction = prediction_from_record(record, labels)
+        prediction = prediction_from_record(record, labels, yes_no=yes_no)
         prediction.status, prediction.label, prediction.error = "failed", None, str(exc)
         return prediction
-    return prediction_from_record(record, labels)
+    return prediction_from_record(record, labels, yes_no=yes_no)
 
 
 # ---------------------------------------------------------------------- one call, five calls
@@ -215,12 +224,37 @@ class LabelReply(AnswerReply):
         return str(v) if isinstance(v, str | int | float) else v
 
 
+@dataclass(frozen=True)
+class AnswerFormat:
+    """An answer of a dataset's own shape (a judgment: charge, term, fine), so the baselines
+    answer in the shape the court's outcome has (``Dataset.answer_format``). Yes/no answers and
+    a choice among a dataset's labels need none.
+
+    ``label`` maps a reply to a dataset label; ``details`` to what the prediction keeps of it
+    (as ``details["data"]``, the court's outcome data); ``combine`` merges several replies
+    (majority) into one label and its details; ``procedure`` names the procedure whose demo
+    reply the scripted backend gives (its ``role``)."""
+
+    system: str
+    prompt: str
+    wire: type[BaseModel]
+    schema: dict[str, Any]
+    label: Any  # (reply) -> label | None
+    details: Any  # (reply) -> dict
+    combine: Any  # (replies) -> (label | None, dict)
+    role: str = "juror"
+    procedure: str = ""
+    max_tokens: int = 500
+
+
 @dataclass
 class Baselines:
-    """What the baselines share across an evaluation: settings and one pool of backends."""
+    """What the baselines share across an evaluation: settings, one pool of backends, and the
+    dataset's own answer shape when it has one."""
 
     settings: Settings
     pool: BackendPool
+    answer: AnswerFormat | None = None
 
     def spec(self, method: str) -> ModelSpec:
         """The model a baseline asks: the judge's for ``single``, the jury's for ``majority``
@@ -231,6 +265,8 @@ class Baselines:
                 labels: Sequence[str] | None = None) -> ModelRequest:
         """A baseline's request: yes or no, or (given a dataset's ``labels``) one of the labels."""
         backend = self.pool.get(self.spec(method))
+        if self.answer is not None:
+            return self.own_request(method, case, number, temperature, seed)
         choosing = bool(labels)
         # role "juror": the voter the scripted backend knows how to answer; real backends ignore roles
         return ModelRequest(
@@ -248,6 +284,22 @@ class Baselines:
                     "min_words": 5, "exhibits": [], "seed": seed, "labels": list(labels or ())},
         )
 
+    def own_request(self, method: str, case: Case, number: int, temperature: float | None, seed: int) -> ModelRequest:
+        """A request for an answer of the dataset's own shape, read as its procedure's agents read the case."""
+        from ..procedures import get
+
+        fmt = self.answer
+        assert fmt is not None
+        backend = self.pool.get(self.spec(method))
+        procedure = get(fmt.procedure) if fmt.procedure else None
+        return ModelRequest(
+            agent=f"{method}-{number}" if method == "majority" else method, role=fmt.role, system=fmt.system,
+            prefix=procedure.case_block(case) if procedure is not None else case_block(case), prompt=fmt.prompt,
+            schema=fmt.schema, schema_name=fmt.wire.__name__,
+            temperature=temperature if backend.accepts_temperature else None, max_tokens=fmt.max_tokens, case=case,
+            procedure=procedure, inputs={"question": case.question, "number": number, "seed": seed},
+        )
+
     def temperatures(self, method: str) -> list[float]:
         params = self.settings.procedure_params("decision")  # the jurors' temperatures, the judge's for single
         if method == "single":
@@ -255,7 +307,7 @@ class Baselines:
         return params.juror_temperatures()
 
 
-async def ask(backend: Backend, request: ModelRequest) -> tuple[AnswerReply | None, list[dict[str, Any]]]:
+async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | None = None) -> tuple[Any, list[dict[str, Any]]]:
     """One answer, after at most one repair; every call is logged (text, usage, cost, seconds)."""
     labels = request.inputs.get("labels") or []
     log: list[dict[str, Any]] = []
@@ -271,7 +323,7 @@ async def ask(backend: Backend, request: ModelRequest) -> tuple[AnswerReply | No
         log.append(call_log(request, attempt, reply.text, reply.usage, reply.seconds or time.perf_counter() - started,
                             call_cost(backend.price_provider, reply.model or backend.model, reply.usage),
                             reply.temperature))
-        value, problems = parse_reply(reply.text, LabelReply if labels else AnswerReply)
+        value, problems = parse_reply(reply.text, fmt.wire if fmt else LabelReply if labels else AnswerReply)
         if value is not None and labels:
             named = label_of(value.decision, labels)
             if named is None:
@@ -281,7 +333,9 @@ async def ask(backend: Backend, request: ModelRequest) -> tuple[AnswerReply | No
         if value is not None:
             return value, log
         log[-1]["error"] = problems[0].message
-        request.repairs.append((reply.text, REPAIR.format(problems="\n".join(f"- {p.message}" for p in problems))))
+        listed = "\n".join(f"- {p.message}" for p in problems)
+        request.repairs.append((reply.text, REPAIR.format(problems=listed) if fmt is None else
+                                f"Your reply could not be used:\n{listed}\nReply again with only the JSON object."))
     return None, log
 
 
@@ -292,7 +346,8 @@ def call_log(request: ModelRequest, attempt: int, text: str, usage: Any, seconds
             "temperature": temperature}
 
 
-def combine(method: str, answers: list[AnswerReply | None], log: list[dict[str, Any]], seconds: float) -> Prediction:
+def combine(method: str, answers: list[Any], log: list[dict[str, Any]], seconds: float,
+            fmt: AnswerFormat | None = None) -> Prediction:
     """A baseline's prediction from its answers: the answer itself for ``single``, the majority
     of the valid votes for ``majority`` (a tie or no valid vote is undecided)."""
     costs = [c["cost_usd"] for c in log]
@@ -304,6 +359,10 @@ def combine(method: str, answers: list[AnswerReply | None], log: list[dict[str, 
     details: dict[str, Any] = {"calls": log}
     if not valid:
         return Prediction(None, "failed", error=errors[-1] if errors else "no answer", details=details, **spent)
+    if fmt is not None:
+        label, details["data"] = ((fmt.label(valid[0]), fmt.details(valid[0])) if method == "single"
+                                  else fmt.combine(valid))
+        return Prediction(label, "decided" if label is not None else "undecided", details=details, **spent)
     if method == "single":
         answer = valid[0]
         confidences = {"self_reported": answer.confidence} if answer.confidence is not None else {}
@@ -331,6 +390,6 @@ async def run_baseline(method: str, case: Case, baselines: Baselines, seed: int,
     backend = baselines.pool.get(baselines.spec(method))
     requests = [baselines.request(method, case, k, t, stable_seed(seed, k), labels)
                 for k, t in enumerate(baselines.temperatures(method), 1)]
-    results = await asyncio.gather(*(ask(backend, r) for r in requests))
+    results = await asyncio.gather(*(ask(backend, r, baselines.answer) for r in requests))
     log = [entry for _, calls in results for entry in calls]
-    return combine(method, [a for a, _ in results], log, time.perf_counter() - started)
+    return combine(method, [a for a, _ in results], log, time.perf_counter() - started, baselines.answer)

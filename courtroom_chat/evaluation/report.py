@@ -214,8 +214,11 @@ def markdown(summary: dict[str, Any]) -> str:
             if cells:
                 out.append(f"- {m} · {name}: " + "; ".join(cells))
         out.append("")
-    if summary.get("extra"):
-        out += ["## Dataset metrics", ""] + [f"- {k}: {v}" for k, v in summary["extra"].items()] + [""]
+    extra = summary.get("extra") or {}
+    if extra.get("markdown"):
+        out += ["## Dataset metrics", "", extra["markdown"], ""]
+    elif extra:
+        out += ["## Dataset metrics", ""] + [f"- {k}: {v}" for k, v in extra.items()] + [""]
     out += items_table(summary)
     return "\n".join(out).rstrip() + "\n"
 

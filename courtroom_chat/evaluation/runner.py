@@ -221,9 +221,10 @@ class Runner:
         todo = self.pending(units)
         self.reporter.start(self.plan, self.done_items(units), self.results.folder)
         pool = BackendPool(self.settings, self.backends)
-        baselines = Baselines(self.settings, pool)
+        baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format())
         gate = asyncio.Semaphore(max(1, self.plan.workers))
-        labels = None if self.plan.dataset.yes_no else list(self.plan.dataset.labels)  # a label set of its own
+        # a label set of its own to choose from; none for yes/no, nor for answers of a shape of their own (a judgment)
+        labels = None if self.plan.dataset.yes_no or baselines.answer is not None else list(self.plan.dataset.labels)
 
         async def one(unit: Unit) -> None:
             async with gate:
@@ -231,7 +232,8 @@ class Runner:
                     procedure = self.plan.procedure or ""
                     prediction = await run_court(unit.case(), settings=court_settings(self.settings, procedure, unit.method),
                                                  procedure=procedure, store=self.store, backends=self.backends,
-                                                 labels=labels, fragility=self.plan.fragility)
+                                                 labels=labels, fragility=self.plan.fragility,
+                                                 yes_no=self.plan.dataset.yes_no)
                 else:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
             self.record(unit, prediction, units)

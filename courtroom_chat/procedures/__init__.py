@@ -36,6 +36,12 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "judges decide in parallel or in sequence, with precedents.",
         "courtroom_chat.procedures.classification:ClassificationCourt",
     ),
+    "criminal": ProcedureInfo(
+        "criminal", "Criminal trial",
+        "A criminal trial in five stages (preparation, investigation, evidence, debate, final statement) "
+        "with the stenographer's record and a written judgment: charge, prison term, fine, probation.",
+        "courtroom_chat.procedures.criminal:CriminalTrial",
+    ),
 }
 
 
@@ -68,6 +74,16 @@ def get(name: str) -> Procedure:
     return _load(name)()
 
 
+def read_case_file(path: Any, data: Any) -> Any:
+    """A case from a JSON file no procedure-neutral reader knows, read by the first registered
+    procedure that recognises its format (``Procedure.read_case``); None if none does."""
+    for name in _REGISTRY:
+        case = _load(name).read_case(path, data)
+        if case is not None:
+            return case
+    return None
+
+
 def parameters_model(name: str) -> Any:
     """The pydantic model of [procedures.<name>]."""
     if name not in _REGISTRY:
@@ -93,5 +109,5 @@ def role_keys(role: str) -> list[str]:
     return [role]
 
 
-__all__ = ["Procedure", "ProcedureInfo", "Role", "available", "get", "known_roles", "parameters_model", "register",
+__all__ = ["Procedure", "ProcedureInfo", "Role", "available", "get", "known_roles", "parameters_model", "read_case_file", "register",
            "role_keys", "unregister"]

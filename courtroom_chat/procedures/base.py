@@ -122,6 +122,12 @@ class Procedure:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 
+    @classmethod
+    def read_case(cls, path: Path, data: Any) -> Case | None:
+        """A case from a JSON file in a format of this procedure's own (one with no 'question'),
+        or None when the file is not one; a bad file of its format raises a one-line CaseError."""
+        return None
+
     def check_case(self, case: Case) -> None:
         """Refuse, before the trial starts, a case this procedure cannot try (raise a CaseError)."""
 

@@ -17,11 +17,11 @@ def procedures() -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def toy(tmp_path, monkeypatch):
+def toy(court_config):
     toy_procedure.install()
-    config = tmp_path / "contract.toml"
-    config.write_text('[models]\ndefault = "scripted"\n', encoding="utf-8")
-    monkeypatch.setenv("COURTROOM_CONFIG", str(config))
+    # Every role on the scripted backend: the chat fixture's config names only the decision
+    # court's roles, and any other procedure's would fall to the default (the local model).
+    court_config('default = "scripted"\n')
     yield
     toy_procedure.uninstall()
 

@@ -1,0 +1,220 @@
+"""The criminal trial: full scripted trials in Chinese and English, the host, the turn cap,
+repairs of repeated and role-breaking turns, the masked indictment, the judgment's sentence
+read from its text, both SimCourt formats, bad case files, and the simcourt_ljp dataset."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import Case, load_case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import CaseError
+from courtroom_chat.evaluation.datasets import data_dir
+from courtroom_chat.frontends.cli import app
+from courtroom_chat.procedures import get
+from courtroom_chat.procedures.criminal.rules import judgment_problems, number, stated, turn_problems
+from courtroom_chat.procedures.criminal.session import judgment_of
+from courtroom_chat.procedures.criminal.wire import JudgmentReply, RecordEntry
+from tests.conftest import CASES
+
+LJP = data_dir() / "simcourt_ljp"
+OLD = data_dir() / "simcourt" / "data"
+needs_data = pytest.mark.skipif(not (LJP / "cases").is_dir() or not OLD.is_dir(), reason="shared SimCourt data absent")
+STAGES = ["preparation", "investigation", "evidence", "debate", "final_statement", "judgment"]
+ENGLISH = CASES / "criminal-burglary.json"
+
+
+def settings(**params: Any) -> Settings:
+    return Settings().with_backend("scripted").with_params("criminal", params) if params else \
+        Settings().with_backend("scripted")
+
+
+async def trial(case: Case, backend: ScriptedBackend | None = None, **params: Any):
+    events: list[Any] = []
+    backends = {"scripted": backend} if backend else None
+    record = await Trial(case, settings(**params), store=None, procedure="criminal", backends=backends).run(events.append)
+    return record, events
+
+
+def entries(record) -> list[RecordEntry]:
+    return [RecordEntry(**e) for e in record.outputs["court_record"]["entries"]]
+
+
+def stage_order(events) -> list[str]:
+    return list(dict.fromkeys(e.stage for e in events if e.type == "stage_started"))
+
+
+async def test_an_english_trial_holds_every_stage_in_order_and_ends_in_a_typed_judgment():
+    record, events = await trial(load_case(ENGLISH))
+    assert record.status == "complete" and stage_order(events) == STAGES
+    judgment = record.outputs["judgment"]
+    assert judgment["charges"] == ["burglary"] and judgment["term_months"] == 12 and judgment["probation_months"] == 12
+    assert record.outcome.answer.startswith("Daniel Reyes: guilty of burglary")
+    record_ = entries(record)
+    assert [e.turn for e in record_] == list(range(1, len(record_) + 1))
+    assert {e.speaker for e in record_} == {"judge", "prosecution", "advocate", "defendant", "stenographer"}
+    assert record_[0].speaker == "stenographer" and record_[-1].stage == "judgment"
+    assert not any("\u4e00" <= c <= "\u9fff" for e in record_ for c in e.text)  # a Latin-script case stays so
+    debate = [e for e in events if e.type == "stage_started" and e.stage == "debate"]
+    assert [e.round for e in debate] == [1, 2]  # one round of the stage per debate focus
+
+
+@needs_data
+async def test_a_chinese_trial_from_the_judgment_prediction_data():
+    record, events = await trial(load_case(LJP / "cases" / "10.json"))
+    assert record.status == "complete" and stage_order(events) == STAGES
+    assert record.outputs["judgment"]["charges"] == ["盗窃罪"]
+    assert record.outcome.label == "盗窃罪" and "判处有期徒刑" in record.outputs["judgment"]["text"]
+
+
+@needs_data
+async def test_only_the_masked_indictment_reaches_any_prompt():
+    path = LJP / "cases" / "10.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    full, masked = raw["prosecution_statement"], raw["prosecution_statement_sub"]
+    cut = next(i for i, (a, b) in enumerate(zip(full, masked, strict=False)) if a != b)
+    unmasked = full[cut:cut + 12]
+    assert unmasked not in masked
+    backend = ScriptedBackend()
+    record, _ = await trial(load_case(path), backend)
+    prompts = [m["content"] for call in record.calls for m in call.messages]
+    assert prompts and all(unmasked not in p and raw["result"] not in p for p in prompts)
+    assert any(masked.strip()[:200] in p for p in prompts)
+
+
+class Scripted(ScriptedBackend):
+    """The scripted backend with some replies replaced: ``replace(request)`` returns one or None."""
+
+    def __init__(self, replace):
+        super().__init__()
+        self.replace = replace
+
+    def derive(self, request):
+        return self.replace(request) or super().derive(request)
+
+
+async def test_the_judge_chooses_who_questions_the_defendant_and_ends_the_stage():
+    chosen = iter(["judge", "advocate", "end"])
+
+    def host(request):
+        if request.schema_name == "HostChoice" and request.inputs.get("stage") == "investigation":
+            return {"next": next(chosen), "reason": "order of the court"}
+        return None
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(host))
+    askers = [e.speaker for e in entries(record) if e.stage == "investigation" and "?" in e.text
+              and e.speaker != "defendant" and e.turn > 6]
+    assert askers == ["judge", "advocate"]
+
+
+async def test_the_turn_cap_bounds_a_stage():
+    record, _ = await trial(load_case(ENGLISH), max_turns=4)
+    spoken = [e for e in entries(record) if e.stage == "investigation" and e.speaker in ("defendant", "advocate")
+              or (e.stage == "investigation" and e.speaker == "prosecution" and "?" in e.text)]
+    assert len(spoken) <= 4  # the plea, then one question and its answer
+    evidence = [e for e in entries(record) if e.stage == "evidence" and e.text.startswith("We present")]
+    assert len(evidence) == 1  # five items presented together in the one presentation that fits
+
+
+async def test_a_role_break_and_a_repeat_are_repaired_once_with_the_reason():
+    def bad(request):
+        first = not request.repairs
+        if request.agent == "advocate" and request.inputs.get("kind") == "challenge" and first:
+            return {"text": "Prosecution: we withdraw the exhibit.\nAdvocate: thank you."}
+        if request.agent == "defendant" and request.inputs.get("kind") == "final" and first:
+            earlier = request.inputs["record"][-2]["text"] if len(request.inputs["record"]) > 1 else ""
+            return {"text": earlier}
+        return None
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(bad))
+    repairs = [c for c in record.calls if c.attempt == 2]
+    assert {c.agent for c in repairs} == {"advocate", "defendant"}
+    reasons = " ".join(p for c in record.calls for p in c.problems)
+    assert "writes lines for the prosecution" in reasons and "repeats turn" in reasons
+    assert not any(e.text.startswith("Prosecution:") for e in entries(record))
+    assert not record.warnings  # both repaired
+
+
+def test_turn_rules_catch_vague_and_off_focus_turns():
+    vague = turn_problems("请你详细说明一下案件的经过。", "prosecution", [], threshold=0.85, kind="question", zh=True)
+    assert [p.rule for p in vague] == ["vague_question"]
+    off = turn_problems("The weather was fine that day.", "prosecution", [], threshold=0.85, kind="debate",
+                        focus="Whether the defendant entered as a trespasser", zh=False)
+    assert [p.rule for p in off] == ["off_focus"]
+    fine = turn_problems("As a trespasser he entered by force.", "prosecution", [], threshold=0.85, kind="debate",
+                         focus="Whether the defendant entered as a trespasser", zh=False)
+    assert fine == []
+
+
+def test_the_sentence_is_read_from_the_judgment_text_and_validated():
+    assert number("二十四") == 24 and number("四千") == 4000 and number("1.5万") == 15000
+    said = stated("被告人潘某犯盗窃罪，判处有期徒刑一年六个月，缓刑二年，并处罚金人民币四千元。")
+    assert (said.term_months, said.fine, said.probation_months) == (18, 4000, 24)
+    assert stated("判处无期徒刑").special == "无期徒刑"
+    en = stated("Guilty of burglary: 18 months' imprisonment, suspended for 2 years, and a fine of $2,000.")
+    assert (en.term_months, en.fine, en.probation_months) == (18, 2000, 24)
+    reply = JudgmentReply(facts="f", reasoning="r", law="l", charges=["盗窃"], term_months=12, fine=4000,
+                          probation_months=0, text="被告人潘某犯盗窃罪，判处有期徒刑十个月，并处罚金人民币四千元。")
+    problems = judgment_problems(reply, zh=True)
+    assert [p.rule for p in problems] == ["judgment_fields"] and "10" in problems[0].message
+    assert judgment_of(reply).term_months == 10  # the text wins
+    with pytest.raises(ValidationError):
+        JudgmentReply(facts="f", reasoning="r", law="l", charges=[], term_months=-3, fine=0, text="t")
+    with pytest.raises(ValidationError):
+        JudgmentReply(facts="f", reasoning="r", law="l", charges=[], fine=-1, text="t")
+
+
+@needs_data
+def test_both_simcourt_formats_load_in_place():
+    new = load_case(LJP / "cases" / "10.json")
+    assert new.procedure == "criminal" and new.inputs["defense_evidence"] == [] or isinstance(new.inputs["defense_evidence"], list)
+    assert set(new.inputs) == {"defendant", "indictment", "prosecution_evidence", "defense_evidence", "account",
+                               "debate_focus", "plea"}
+    old = load_case(OLD / "example_5" / "data.json")
+    assert old.inputs["debate_focus"][0] == "被告人胡兴旺是否构成诈骗罪。" and len(old.inputs["prosecution_evidence"]) == 5
+    get("criminal").check_case(old)
+
+
+def test_bad_case_files_get_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"defendant_information": "被告人甲", "prosecution_statement_sub": "起诉书",
+                               "evidence": "not a list"}, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(CaseError, match="'evidence' must be a list") as info:
+        load_case(bad)
+    assert "\n" not in str(info.value)
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"defendant_information": "", "prosecution_statement_sub": "x", "evidence": []}))
+    with pytest.raises(CaseError, match="'defendant_information' must be non-empty"):
+        load_case(empty)
+    inputs = tmp_path / "inputs.json"
+    inputs.write_text(json.dumps({"question": "Guilty?", "procedure": "criminal",
+                                  "inputs": {"defendant": "A", "indictment": "", "prosecution_evidence": [1]}}))
+    with pytest.raises(CaseError, match="criminal trial input 'indictment'"):
+        get("criminal").check_case(load_case(inputs))
+    result = CliRunner().invoke(app, ["run", str(bad), "-b", "scripted"])
+    assert result.exit_code != 0 and "Traceback" not in result.output and "'evidence' must be a list" in result.output
+
+
+@needs_data
+def test_the_dataset_scores_charges_terms_and_the_published_anchors_on_the_same_items(tmp_path):
+    from courtroom_chat.evaluation import evaluate
+
+    ev = evaluate("simcourt_ljp", procedure="criminal", baselines=["single", "majority"], limit=3, backend="scripted",
+                  runs_dir=tmp_path)
+    extra = ev.summary["extra"]
+    assert set(extra["methods"]) == {"court", "single", "majority"}
+    court = extra["methods"]["court"]
+    assert court["judged"] == 3 and court["turns_per_trial"] > 20 and court["term_mae"] is not None
+    assert all(a["term_n"] <= 3 for a in extra["anchors"].values()) and "SimCourt" in extra["anchors"]
+    rows = ev.summary["rows"]
+    assert all(r["predicted"] for r in rows)  # charge sets, not yes/no
+    single = [r for r in rows if r["method"] == "single"]
+    assert all(r["correct"] == (r["predicted"] == r["gold"]) for r in single)
+    assert "Published anchors on exactly these items" in ev.markdown
