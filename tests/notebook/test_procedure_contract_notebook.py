@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom_chat.case import new_case
+from pathlib import Path
+
+from courtroom_chat.case import new_case, pasted_document
 from courtroom_chat.config import Settings
 from courtroom_chat.frontends.notebook import Courtroom
 from tests import toy_procedure
@@ -24,7 +26,9 @@ def toy():
 
 @pytest.mark.parametrize("name", procedures())
 async def test_every_procedure_renders_in_the_widget(name):
-    case = new_case("Should we affirm the ruling?")
+    # a question with evidence, as in the chat's half (a procedure may refuse a case with no text)
+    log = Path(__file__).resolve().parents[2] / "cases" / "code-commit" / "test-log.txt"
+    case = new_case("Should we affirm the ruling?", [pasted_document(log.read_text(encoding="utf-8"))])
     w = Courtroom(case, Settings().with_backend("scripted"), procedure=name, store=False)
     from courtroom_chat.procedures import get
 
