@@ -554,14 +554,17 @@ class DecisionCourt(Procedure):
 
         grammar = bool(agents) and agents[0].constrained
         latin = court.latin
-        # Under a grammar, count words (the rule counts \w+ runs); else bound characters. The
-        # weighing sentence carries the words the facts may not ("none" is a fair answer).
-        least = max(5, p.min_juror_words // 2) if p.min_juror_words else 1
+        # Jurors weigh the evidence in prose, then vote. Asked to list the facts "for" first, the
+        # 1.5B put the first fact it read there whatever it said (a failed rehearsal as a reason
+        # to migrate), and its vote followed the list while its own prose argued the other way.
+        # Under a grammar, count words (the rule counts \w+ runs); else bound characters.
+        least = max(5, p.min_juror_words) if p.min_juror_words else 1
         schema = refine_schema(JurorReply, {
-            "facts_for": {"pattern": word_pattern(1, 90, latin=latin)} if grammar else {"maxLength": 700},
-            "facts_against": {"pattern": word_pattern(1, 90, latin=latin)} if grammar else {"maxLength": 700},
-            "reasoning": {"pattern": word_pattern(least, 80, latin=latin)} if grammar else {"maxLength": 700},
+            "reasoning": {"pattern": word_pattern(least, 160, latin=latin)} if grammar else {"maxLength": 1400},
         })
+        for name in ("facts_for", "facts_against"):  # read from older records, no longer asked for
+            schema["properties"].pop(name)
+            schema["required"].remove(name)
 
         phrases = vote_phrases(motion)
 

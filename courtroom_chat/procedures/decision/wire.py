@@ -64,8 +64,10 @@ class DefenseReply(BaseModel):
 
 
 class JurorReply(BaseModel):
-    """A juror lists the facts on each side before it votes: small models were measured to
-    follow the evidence far better when they name the facts first (see the README)."""
+    """A juror weighs the evidence in its reasoning, then votes. ``facts_for`` and
+    ``facts_against`` are read from records of the release that asked for them (and checked
+    against the vote when a reply gives them); jurors are no longer asked for them: the 1.5B
+    filled "for" with the first fact it read, whichever way it pointed (see the README)."""
 
     facts_for: str = ""
     facts_against: str = ""
