@@ -30,6 +30,12 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "A prosecutor argues for acting, a defense against; quotes are verified; a jury votes and a judge rules.",
         "courtroom_chat.procedures.decision:DecisionCourt",
     ),
+    "supreme": ProcedureInfo(
+        "supreme", "Supreme court",
+        "Justices from a spectrum of judicial philosophies write opinions, then confer anonymously; a jury decides "
+        "the facts; a why trace quotes and verifies every fact. For trial transcripts (criminal or civil).",
+        "courtroom_chat.procedures.supreme:SupremeCourt",
+    ),
 }
 
 
