@@ -118,6 +118,13 @@ class Procedure:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 
+    def prepare(self, case: Case) -> Case:
+        """The case as this procedure tries it, before anything else reads it: a procedure may
+        read a structured input into the evidence (a trial transcript's JSON rendered as the
+        text every agent quotes and the verifier checks). Raise a CaseError for input it cannot
+        read. The default is the case unchanged."""
+        return case
+
     def check_case(self, case: Case) -> None:
         """Refuse, before the trial starts, a case this procedure cannot try (raise a CaseError)."""
 
