@@ -304,7 +304,7 @@ class SupremeCourt(Procedure):
     async def why(self, court: Court, standard: Standard) -> dict[str, Any]:
         """Two calls: every fact quoted (each quote verified), then the reasoning from the verified facts."""
         p = court.params
-        agent = court.agent("clerk", "clerk", "Law clerk", "why", temperature=p.clerk_temperature)
+        agent = court.agent("clerk-facts", "clerk", "Law clerk · facts", "why", temperature=p.clerk_temperature)
         index = EvidenceIndex(court.case.context)
         c = self.common(standard)
         choices = [q for q in quote_choices(court.readable) if "[flagged passage removed" not in q] \
@@ -333,7 +333,8 @@ class SupremeCourt(Procedure):
                                                           "facts verified")
             verified = [f for f in facts if f.verified]
             favour = Counter(f.favours for f in verified)
-            step2 = court.agent("clerk", "clerk", "Law clerk", "why", temperature=p.clerk_temperature)
+            step2 = court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why",
+                                temperature=p.clerk_temperature)
             prompt2 = self.reasoning_prompt(standard, facts)
             try:
                 reasoned = await court.ask(step2, prompt2, ReasoningReply, check=lambda r: reasoning_problems(r, standard),
@@ -365,11 +366,11 @@ class SupremeCourt(Procedure):
             facts.append(fact)
             data = fact.model_dump(mode="json")
             court.item("fact", f"Fact {n} · {'✅ verified' if fact.verified else '❌ unverified'}", fact.verified,
-                       number=n, agent="clerk", detail=present.fact_markdown(data), line=present.fact_line(data),
+                       number=n, agent="clerk-facts", detail=present.fact_markdown(data), line=present.fact_line(data),
                        data=data)
         missed = [str(f.number) for f in facts if not f.verified]
         if missed:
-            court.warn("clerk", "fact_unverified", f"fact{'s' if len(missed) > 1 else ''} {', '.join(missed)} could not "
+            court.warn("clerk-facts", "fact_unverified", f"fact{'s' if len(missed) > 1 else ''} {', '.join(missed)} could not "
                        "be verified in the transcript and did not go into the reasoning")
         return facts
 
@@ -444,9 +445,10 @@ class SupremeCourt(Procedure):
         for n in range(1, p.jurors + 1):
             court.plan_prompt("jury", court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury"),
                               self.juror_prompt(standard, n, p.jurors), JurorReply)
-        clerk = court.agent("clerk", "clerk", "Law clerk", "why")
-        court.plan_prompt("why", clerk, self.facts_prompt(court, standard), FactsReply)
-        court.plan_prompt("why", clerk, self.reasoning_prompt(standard, []).replace(
+        court.plan_prompt("why", court.agent("clerk-facts", "clerk", "Law clerk · facts", "why"),
+                          self.facts_prompt(court, standard), FactsReply)
+        court.plan_prompt("why", court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why"),
+                          self.reasoning_prompt(standard, []).replace(
             "(none: no quote was verified in the transcript)", "[the verified facts of step 1]"), ReasoningReply)
 
     def demo(self, request: ModelRequest) -> dict[str, Any] | None:
