@@ -306,3 +306,22 @@ def test_the_throttle_is_on_the_command_line(runs_dir):
     assert RunStore(runs_dir).load(row["run_id"]).settings["throttle"] == {"max_concurrency": 3, "delay_ms": 5}
     result = CliRunner().invoke(app, ["run", str(CASES / "burglary.json"), "-b", "scripted", "--delay-ms", "-1"])
     assert result.exit_code == 2 and "delay_ms" in result.output
+
+
+# ---------------------------------------------------------------- conformity in the evaluation
+
+
+async def test_eval_counts_switches_per_round_against_the_gold_answer():
+    from courtroom_chat.evaluation.methods import prediction_from_record
+    from courtroom_chat.evaluation.report import switches
+
+    script = {f"justice-{n}": [opinion("guilty" if n <= 4 else "not guilty"), held("not guilty")] for n in range(1, 10)}
+    script["justice-9"] = [opinion("not guilty"), held("guilty")]
+    record, _ = await trial(script=script)
+    details = prediction_from_record(record).details
+    rows = [{"gold": "no", "details": details}, {"gold": "yes", "details": details}, {"gold": "no", "details": {}}]
+    counted = switches(rows)
+    # justices 1-4 go guilty -> not guilty (toward the majority), justice 9 not guilty -> guilty (away), in each row
+    assert counted == {2: {"switches": 10, "correct_to_wrong": 4 + 1, "wrong_to_correct": 1 + 4,
+                           "toward_majority": 8, "away_from_majority": 2}}
+    assert switches([{"gold": "no", "details": {}}]) == {}

@@ -66,7 +66,9 @@ def prediction_from_record(record: RunRecord) -> Prediction:
     scored wrong). Confidences are the outcome's, each named by what it measures: ``judge``
     (the judge's own figure, when a judge wrote the ruling), ``vote_share`` (the share of the
     votes cast for the decision) and ``evidence`` (computed from the record). The mirror and
-    fragility findings of the run, when it ran them, come along in the details.
+    fragility findings of the run, when it ran them, come along in the details, and so does how
+    the agents moved between rounds (``conformity``: per round, each move's ``from_side`` and
+    ``to_side`` as yes / no) for a procedure that deliberates in rounds.
     """
     usage = record.usage()
     cost = record.cost_usd if record.cost_known else None
@@ -79,7 +81,7 @@ def prediction_from_record(record: RunRecord) -> Prediction:
     names = {"self_reported": "judge", "vote_share": "vote_share", "evidence": "evidence", "agreement": "agreement"}
     confidences = {names[c.kind]: round(c.value, 4) for c in outcome.confidences}
     details = {"decided_by": outcome.decided_by, "answer": outcome.answer, "split": outcome.data.get("split"),
-               **{k: outcome.data[k] for k in ("mirror", "fragility") if k in outcome.data}}
+               **{k: outcome.data[k] for k in ("mirror", "fragility", "conformity") if k in outcome.data}}
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 

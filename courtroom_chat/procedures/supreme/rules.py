@@ -112,7 +112,8 @@ def conformity(before: dict[str, str], after: dict[str, str], standard: Standard
         old = before.get(name)
         if old is None or old == label:
             continue
-        moves.append({"justice": name, "from": old, "to": label,
+        moves.append({"justice": name, "from": old, "to": label, "from_side": standard.polarity(old),
+                      "to_side": standard.polarity(label),
                       "direction": "toward the majority" if label == previous else "away from the majority"})
     toward = sum(1 for m in moves if m["direction"] == "toward the majority")
     return {"previous_majority": previous, "changed": len(moves), "toward": toward, "away": len(moves) - toward,
