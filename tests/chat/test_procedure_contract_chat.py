@@ -17,7 +17,10 @@ def procedures() -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def toy(tmp_path, monkeypatch):
+def toy(tmp_path, monkeypatch, court_config):
+    """Every role on the scripted backend: after ``court_config`` (which the chat fixture uses, and
+    which names only the decision court's roles), or the other procedures' roles would fall to
+    the default model and run on the embedded one."""
     toy_procedure.install()
     config = tmp_path / "contract.toml"
     config.write_text('[models]\ndefault = "scripted"\n', encoding="utf-8")
