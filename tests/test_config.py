@@ -35,7 +35,7 @@ def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
          "juror_temperature_min is larger"),
         ("[procedures.decison]\njury_size = 5\n", "[procedures.decison] names no procedure; available: decision"),
         ('[models]\njudge = "openai:gpt-4"\n', "unknown backend 'openai'"),
-        ('[models]\njustice = "local"\n', "[models] unknown role 'justice'; known roles: default,"),
+        ('[models]\nbailiff = "local"\n', "[models] unknown role 'bailiff'; known roles: default,"),
         # A config of the first release: [parameters]/[validation] were the decision court's.
         ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [procedures.decision]"),
         ("[budget]\nmax_usd = -1\n", "[budget] max_usd: Input should be greater than or equal to 0"),

@@ -11,7 +11,8 @@ is a JSON object, a string sent as raw text (to exercise repairs), or
 ``{"$error": "message"}`` to fail the call.
 
 ``COURTROOM_SCRIPTED_LATENCY_MS`` (or ``[scripted] latency_ms``) adds latency per call, and
-the reply streams out across it. Every request is kept in ``calls``.
+the reply streams out across it. Every request is kept in ``calls``, and when it started and
+ended (the event loop's clock) in ``timeline``, so a test can measure the throttle.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class ScriptedBackend:
                 latency_ms = settings.scripted.latency_ms if settings is not None else 0
         self.latency_ms = latency_ms
         self.calls: list[ModelRequest] = []
+        self.timeline: list[tuple[str, float, float]] = []  # (agent, started, ended), loop time
         self._cursor: dict[str, int] = {}
 
     def estimate_tokens(self, text: str) -> int:
@@ -91,6 +93,14 @@ class ScriptedBackend:
         return fake_reply(request.schema, request.agent)
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            return await self._complete(request, on_text)
+        finally:
+            self.timeline.append((request.agent, started, loop.time()))
+
+    async def _complete(self, request: ModelRequest, on_text: TextCallback | None) -> ModelReply:
         self.calls.append(request)
         watch = Stopwatch()
         reply = self._scripted(request)

@@ -79,7 +79,9 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     scored wrong), or, given a dataset's own ``labels``, the outcome's label when it is one of them. Confidences are the outcome's, each named by what it measures: ``judge``
     (the judge's own figure, when a judge wrote the ruling), ``vote_share`` (the share of the
     votes cast for the decision) and ``evidence`` (computed from the record). The mirror and
-    fragility findings of the run, when it ran them, come along in the details. For a dataset
+    fragility findings of the run, when it ran them, come along in the details, and so does how
+    the agents moved between rounds (``conformity``: per round, each move's ``from_side`` and
+    ``to_side`` as yes / no) for a procedure that deliberates in rounds. For a dataset
     whose answers have a shape of their own (``yes_no=False``: a judgment) the label is the
     outcome's own (a charge), and the outcome's data comes along in ``details["data"]``.
     """
@@ -99,7 +101,8 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     names = {"self_reported": "judge", "vote_share": "vote_share", "evidence": "evidence", "agreement": "agreement"}
     confidences = {names[c.kind]: round(c.value, 4) for c in outcome.confidences}
     details = {"decided_by": outcome.decided_by, "answer": outcome.answer, "split": outcome.data.get("split"),
-               **{k: outcome.data[k] for k in ("mirror", "fragility", "ambiguous") if k in outcome.data}}
+               **{k: outcome.data[k] for k in ("mirror", "fragility", "ambiguous", "conformity")
+                  if k in outcome.data}}
     if not yes_no:
         details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility")}
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)

@@ -5,7 +5,8 @@ confusion matrix, each label's predicted rate against its true rate, the undecid
 cost, calls, tokens and seconds per item. The court against each baseline, item by item: the
 items it fixed and broke, with McNemar's exact test. Calibration of every named confidence
 (Brier score, a 10-bin reliability table). With ``--mirror``: how often the answers to a
-question and to its negation agree, and how often a method said "No" (or "Yes") to both.
+question and to its negation agree, and how often a method said "No" (or "Yes") to both. For
+a procedure that deliberates in rounds: the switches per round, correct → wrong and back.
 """
 
 from __future__ import annotations
@@ -115,6 +116,23 @@ def fragility_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "accuracy_turned": sum(bool(r["correct"]) for r in turned) / len(turned) if turned else None}
 
 
+def switches(rows: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
+    """Per round of a procedure that deliberates in rounds: how many agents switched from the
+    gold answer to the other (correct → wrong) and back (wrong → correct), toward and away from
+    the earlier majority. Empty when no row recorded rounds."""
+    out: dict[int, dict[str, int]] = {}
+    for r in rows:
+        for held in ((r.get("details") or {}).get("conformity") or {}).get("rounds", []):
+            row = out.setdefault(int(held["round"]), {"switches": 0, "correct_to_wrong": 0, "wrong_to_correct": 0,
+                                                      "toward_majority": 0, "away_from_majority": 0})
+            for move in held.get("moves", []):
+                row["switches"] += 1
+                row["correct_to_wrong"] += move.get("from_side") == r["gold"] != move.get("to_side")
+                row["wrong_to_correct"] += move.get("to_side") == r["gold"] != move.get("from_side")
+                row["toward_majority" if move.get("direction") == "toward the majority" else "away_from_majority"] += 1
+    return dict(sorted(out.items()))
+
+
 def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
     asked = [r for r in rows if r["framing"] == "asked"]
     by_method = {m: [r for r in asked if r["method"] == m] for m in methods}
@@ -128,6 +146,7 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
                    if any(r["framing"] == "mirror" and r["method"] == m for r in rows)},
         "fragility": {m: fragility_counts(by_method[m]) for m in methods
                       if any((r.get("details") or {}).get("fragility") for r in by_method[m])},
+        "rounds": {m: found for m in methods if (found := switches(by_method[m]))},
         "extra": dataset.extra_metrics(rows),
         "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
                                         "confidences", "run_id", "error", "cost_usd", "calls", "seconds")} for r in rows],
@@ -192,6 +211,13 @@ def markdown(summary: dict[str, Any]) -> str:
                          "where it turned"],
                         [[m, c["trials"], c["held"], c["turned"], c["not_run"], _pct(c["hold_rate"]),
                           _pct(c["accuracy_held"]), _pct(c["accuracy_turned"])] for m, c in summary["fragility"].items()])
+    if summary.get("rounds"):
+        out += _section("Between rounds: do the rounds help?",
+                        "Switches of position per round, scored against the gold answer and the earlier majority.",
+                        ["method", "round", "switches", "correct → wrong", "wrong → correct", "toward the majority",
+                         "away"],
+                        [[m, n, c["switches"], c["correct_to_wrong"], c["wrong_to_correct"], c["toward_majority"],
+                          c["away_from_majority"]] for m, rounds in summary["rounds"].items() for n, c in rounds.items()])
     out += ["", "## Confusion (rows: gold, columns: predicted)", ""]
     for m in methods:
         labels = [*summary["labels"], UNDECIDED]

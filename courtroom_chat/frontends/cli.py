@@ -129,6 +129,10 @@ def run(
     mirror: bool = typer.Option(False, "--mirror", help="Also try the negated question (sides swapped) and say whether the answers agree."),
     fragility: bool = typer.Option(False, "--fragility", help="Decide again without the most-cited exhibit and say whether the verdict held."),
     seed: int | None = typer.Option(None, "--seed", help="Fix the run's seeded orders (jurors' label and exhibit orders)."),
+    inputs: list[str] = typer.Option([], "--input", "-i", help="A case input of the procedure as KEY=VALUE (see `courtroom procedures`); repeat for more."),
+    case_type: str | None = typer.Option(None, "--type", help="The case's type, for procedures that take one (the supreme court: criminal or civil); same as --input type=…"),
+    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once ([throttle] max_concurrency; 0: no limit)."),
+    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests ([throttle] delay_ms)."),
 ) -> None:
     """Put a question on trial and print the verdict."""
     import asyncio
@@ -149,9 +153,15 @@ def run(
     if script and not backend:
         backend = "scripted"
     settings = _settings(config, backend, script, runs_dir)
+    throttle = {k: v for k, v in (("max_concurrency", max_concurrency), ("delay_ms", delay_ms)) if v is not None}
+    if throttle:
+        settings = settings.with_overrides({"throttle": throttle})
     if not dry_run:
         _check_runs_dir(settings)
     the_case = load_case(case, question=question, context=[str(p) for p in context], limits=settings.limits)
+    given = _case_inputs(inputs, case_type)
+    if given:
+        the_case = the_case.model_copy(update={"inputs": {**the_case.inputs, **given}})
     if not the_case.context:
         say("note: no evidence attached; the court will argue the question alone", "yellow")
     trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run, mirror=mirror, fragility=fragility, seed=seed)
@@ -187,6 +197,21 @@ def run(
         say(f"wrote the {'prompts' if dry_run else 'result'} as {fmt} to {output}")
 
 
+def _case_inputs(pairs: list[str], case_type: str | None) -> dict[str, str]:
+    """--input KEY=VALUE pairs (and --type) as the case's procedure inputs."""
+    from ..errors import InputError
+
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--input takes KEY=VALUE, got {pair!r} (for example --input type=criminal)")
+        out[key.strip()] = value.strip()
+    if case_type is not None:
+        out["type"] = case_type.strip()
+    return out
+
+
 def _print_outcome(record: Any, events: list[Any], verbose: bool) -> None:
     """The outcome for the terminal (Rich's Markdown); the reasoning once, not twice, with --verbose."""
     from rich.markdown import Markdown
@@ -213,6 +238,9 @@ def procedures() -> None:
         say(info.description, stderr=False, indent=2)
         roles = ", ".join(f"{r.name}{' (numbered)' if r.numbered else ''}" for r in proc.roles)
         say(f"roles: {roles}", stderr=False, indent=2)
+        if proc.inputs:
+            given = "; ".join(f"{k}: {v}" for k, v in proc.inputs.items())
+            say(f"case inputs (--input KEY=VALUE, or 'inputs' in the case file): {given}", stderr=False, indent=2)
         params = ", ".join(f"{k}={v.default!r}" for k, v in proc.Parameters.model_fields.items())
         say(f"[procedures.{info.name}]: {params or 'no settings'}", stderr=False, indent=2)
 

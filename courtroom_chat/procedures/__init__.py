@@ -42,6 +42,12 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "with the stenographer's record and a written judgment: charge, prison term, fine, probation.",
         "courtroom_chat.procedures.criminal:CriminalTrial",
     ),
+    "supreme": ProcedureInfo(
+        "supreme", "Supreme court",
+        "Justices from a spectrum of judicial philosophies write opinions, then confer anonymously; a jury decides "
+        "the facts; a why trace quotes and verifies every fact. For trial transcripts (criminal or civil).",
+        "courtroom_chat.procedures.supreme:SupremeCourt",
+    ),
 }
 
 

@@ -122,6 +122,13 @@ class Procedure:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 
+    def prepare(self, case: Case) -> Case:
+        """The case as this procedure tries it, before anything else reads it: a procedure may
+        read a structured input into the evidence (a trial transcript's JSON rendered as the
+        text every agent quotes and the verifier checks). Raise a CaseError for input it cannot
+        read. The default is the case unchanged."""
+        return case
+
     @classmethod
     def read_case(cls, path: Path, data: Any) -> Case | None:
         """A case from a JSON file in a format of this procedure's own (one with no 'question'),

@@ -120,7 +120,7 @@ async def test_workers_run_items_concurrently(fixtures, runs_dir, monkeypatch):
 
 @pytest.mark.parametrize("options, message", [
     (dict(baselines=["triple"]), "unknown baseline 'triple'; use single or majority (or none)"),
-    (dict(procedure="supreme"), "unknown procedure 'supreme'"),
+    (dict(procedure="tribunal"), "unknown procedure 'tribunal'"),
     (dict(procedure="none", baselines=["none"]), "nothing to evaluate"),
     (dict(limit=0), "--limit must be 1 or more"),
     (dict(batch=True), "--batch uses Anthropic's Message Batches API; use --backend anthropic"),

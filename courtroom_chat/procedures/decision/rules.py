@@ -30,8 +30,10 @@ def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: 
     return problems
 
 
-def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagged: Any = None) -> list[Problem]:
-    """Each quote must stand in the evidence, exactly, and not in a flagged passage."""
+def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagged: Any = None,
+                   noun: str = "exhibit") -> list[Problem]:
+    """Each quote must stand in the evidence, exactly, and not in a flagged passage. ``noun``
+    names what the quotes are in the messages (an exhibit; a fact of the supreme court's trace)."""
     problems = []
     for i, quote in enumerate(quotes, first):
         found = index.check(quote, min_chars=8)
@@ -39,18 +41,18 @@ def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagg
             if flagged and found.verified and found.location else None
         if flag is not None:
             problems.append(Problem("exhibit_flagged", (
-                f"exhibit {i} quotes a passage flagged as an instruction to the court ({flag.short()}: {flag.reason}); "
+                f"{noun} {i} quotes a passage flagged as an instruction to the court ({flag.short()}: {flag.reason}); "
                 "a flagged passage is not evidence: quote another passage"
             )))
         if not found.verified:
             if found.nearest:
                 problems.append(Problem("exhibit_quote", (
-                    f'exhibit {i}: the source_quote "{quote[:200]}" is not in the evidence; the nearest '
+                    f'{noun} {i}: the source_quote "{quote[:200]}" is not in the evidence; the nearest '
                     f'passage is "{found.nearest.passage[:200]}" at {found.nearest.location.short()} '
                     f"({found.nearest.similarity:.0%} similar). Copy a passage exactly."
                 )))
             else:
-                problems.append(Problem("exhibit_quote", f"exhibit {i}: {found.reason}"))
+                problems.append(Problem("exhibit_quote", f"{noun} {i}: {found.reason}"))
     return problems
 
 

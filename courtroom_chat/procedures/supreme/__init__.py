@@ -1,0 +1,459 @@
+"""The supreme court: justices on an ideology spectrum in rounds, a jury, and a why trace.
+
+    opinions (round 1, in parallel) ─> conference (round 2…, anonymised digest) ─> jury
+        ─> why trace (facts quoted and verified, then reasoning) ─> the verdict document
+
+A case is a trial transcript: a JSON transcript (rendered once into the text everyone
+quotes, see ``transcript``) or plain text with its type given (``--type criminal``). The
+type sets the verdicts and the burden of proof written into every prompt. Wire formats are
+in ``wire``, rules in ``rules``, the reading in ``present``, demo replies in ``demo``, the
+prompts in ``courtroom_chat/prompts/supreme/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import Counter
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ...backends.base import ModelRequest
+from ...case import Case
+from ...court import Agent, Court
+from ...errors import BackendError, RoleOutputError
+from ...evidence import EvidenceIndex, quote_choices
+from ...records import Confidence, Outcome, RunRecord
+from ..base import Procedure, Role, refine_schema
+from ..decision.present import shorten
+from ..decision.rules import quote_problems
+from . import present, transcript
+from .demo import demo_reply
+from .records import Fact
+from .rules import (
+    STANDARDS,
+    Standard,
+    conformity,
+    facts_problems,
+    juror_problems,
+    jury_needed,
+    jury_verdict,
+    majority,
+    opinion_problems,
+    reasoning_problems,
+)
+from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
+
+FAILED = (BackendError, RoleOutputError)
+
+
+class Parameters(BaseModel):
+    """[procedures.supreme] in config.toml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    justices: int = Field(9, ge=1, le=15, description="Justices on the bench (an odd number)")
+    spectrum: str = Field("strict constructionist, moderate pragmatist, broad interpreter",
+                          description="Judicial philosophies from one end of the spectrum to the other, comma-separated; "
+                                      "the seats are spread over them in order")
+    rounds: int = Field(2, ge=1, le=4, description="Rounds of opinions: the first independent, then conference rounds")
+    stop_when_stable: bool = Field(False, description="End the conference once no justice changes position (or the "
+                                                      "first round is unanimous), and report the tokens saved")
+    show_tally: bool = Field(True, description="Show the conference the tally and confidences (off: only the "
+                                               "peers' positions, anonymised)")
+    jurors: int = Field(12, ge=1, le=25, description="Jurors seated")
+    criminal_rule: Literal["unanimous", "majority"] = Field("unanimous", description="Criminal jury: unanimity (else "
+                                                                                     "hung) or a simple majority")
+    civil_majority: float = Field(0.75, ge=0.5, le=1.0, description="Civil jury: the share of jurors a verdict needs")
+    default_type: Literal["civil", "criminal"] = Field("civil", description="Case type when neither the transcript, "
+                                                                            "--type nor the question says")
+    max_facts: int = Field(10, ge=1, le=30, description="Facts the why trace may list")
+    min_words: int = Field(12, ge=0, le=200, description="Words in each analysis and juror's reasoning")
+    justice_temperature: float = Field(0.3, ge=0.0, le=2.0, description="Justice temperature")
+    juror_temperature: float = Field(0.7, ge=0.0, le=2.0, description="Juror temperature")
+    clerk_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Law clerk temperature")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameters:
+        if self.justices % 2 == 0:
+            raise ValueError(f"justices must be an odd number, so the bench cannot tie (got {self.justices})")
+        if not self.philosophies():
+            raise ValueError("spectrum names no philosophy; list them comma-separated")
+        return self
+
+    def philosophies(self) -> list[str]:
+        return [s.strip() for s in re.split(r"[,;]", self.spectrum) if s.strip()]
+
+    def seat(self, n: int) -> tuple[str, float]:
+        """Justice ``n``'s philosophy and place on the spectrum (0: one end, 1: the other)."""
+        names = self.philosophies()
+        return names[(n - 1) * len(names) // self.justices], (n - 1) / max(1, self.justices - 1)
+
+
+class SupremeCourt(Procedure):
+    name = "supreme"
+    title = "Supreme court"
+    description = ("Justices from a spectrum of judicial philosophies write opinions, then confer anonymously; "
+                   "a jury decides the facts; a why trace quotes and verifies every fact.")
+    stages = (("opinions", "Opinions"), ("conference", "Conference"), ("jury", "Jury"), ("why", "Why trace"))
+    roles = (
+        Role("justice", "Justice", OpinionReply, numbered=True, max_tokens=700, expected_output_tokens=260,
+             description="writes an opinion, then reconsiders it at the conference"),
+        Role("juror", "Juror", JurorReply, numbered=True, max_tokens=450, expected_output_tokens=140,
+             description="decides the facts under the burden of proof"),
+        Role("clerk", "Law clerk", ReasoningReply, max_tokens=1200, expected_output_tokens=500,
+             description="the why trace: quotes every fact, then reasons to a decision"),
+    )
+    Parameters = Parameters
+    inputs = {"type": "criminal or civil (sets the verdicts and the burden of proof)"}
+
+    # ---------------------------------------------------------------- the case
+
+    def prepare(self, case: Case) -> Case:
+        return transcript.read(case)[0]
+
+    def check_case(self, case: Case) -> None:
+        transcript.case_type(case, "civil")  # an unknown --type fails before the trial
+
+    def standard(self, court: Court) -> Standard:
+        kind, source = transcript.case_type(court.case, court.params.default_type)
+        if source == "the default":
+            court.warn("court", "case_type", f"no case type given: tried as a {kind} case ({STANDARDS[kind].burden}); "
+                       "give --type criminal or --type civil")
+        return STANDARDS[kind]
+
+    def burden(self, standard: Standard) -> str:
+        return self.render(f"burden_{standard.type}")
+
+    def philosophy(self, name: str) -> str:
+        outlooks = dict(line.split(":", 1) for line in self.render("spectrum").splitlines() if ":" in line)
+        return f"{name}: {outlooks[name].strip()}" if name in outlooks else name
+
+    def common(self, standard: Standard) -> dict[str, Any]:
+        return {"yes": standard.yes, "no": standard.no, "burden_name": standard.burden,
+                "party": standard.party.removeprefix("the "), "other": standard.other.removeprefix("the ")}
+
+    # ---------------------------------------------------------------- the trial
+
+    async def run(self, court: Court) -> None:
+        standard = self.standard(court)
+        rounds, flow = await self.bench(court, standard)
+        jury = await self.deliberate(court, standard)
+        trace = await self.why(court, standard)
+        self.hand_down(court, standard, rounds, flow, jury, trace)
+
+    def justice(self, court: Court, n: int, round_: int) -> Agent:
+        return court.agent(f"justice-{n}", "justice", f"Justice {n}", "opinions" if round_ == 1 else "conference",
+                           round=round_, temperature=court.params.justice_temperature)
+
+    def opinion_prompt(self, court: Court, standard: Standard, n: int) -> str:
+        name, _ = court.params.seat(n)
+        return self.render("justice", burden=self.burden(standard), yes=standard.yes, no=standard.no, seat=n,
+                           size=court.params.justices, philosophy=self.philosophy(name))
+
+    def conference_prompt(self, court: Court, standard: Standard, n: int, round_: int,
+                          previous: dict[str, dict[str, Any]]) -> str:
+        """Round ``round_``: the other opinions under letters in this justice's own seeded order."""
+        me = f"justice-{n}"
+        others = [k for k in previous if k != me]
+        court.rng(me, f"peers@{round_}").shuffle(others)
+        peers = [(f"Justice {present.letter(i)}", previous[k]) for i, k in enumerate(others)]
+        own = previous.get(me)
+        name, _ = court.params.seat(n)
+        return self.render(
+            "conference", burden=self.burden(standard), round=round_, previous=round_ - 1, yes=standard.yes,
+            no=standard.no, digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1),
+            own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
+            if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
+            seat=n, size=court.params.justices, philosophy=self.philosophy(name))
+
+    def opinion_schema(self, standard: Standard, wire: type[BaseModel]) -> dict[str, Any]:
+        return refine_schema(wire, {"verdict": {"enum": standard.labels}, "key_facts": {"minItems": 1, "maxItems": 6},
+                                    "evidence_analysis": {"maxLength": 1200}, "standard": {"maxLength": 400},
+                                    "confidence": {"minimum": 0, "maximum": 1}})
+
+    async def bench(self, court: Court, standard: Standard) -> tuple[list[dict[str, dict[str, Any]]], dict[str, Any]]:
+        """Round 1 and the conference rounds; what each round decided, and how the bench moved."""
+        p = court.params
+        rounds: list[dict[str, dict[str, Any]]] = []
+        moves: list[dict[str, Any]] = []
+        flow: dict[str, Any] = {"rounds": moves, "rounds_held": 0, "rounds_skipped": 0, "tokens_saved": 0}
+        for round_ in range(1, p.rounds + 1):
+            stage_name = "opinions" if round_ == 1 else "conference"
+            wire = OpinionReply if round_ == 1 else ConferenceReply
+            previous = rounds[-1] if rounds else {}
+            plans = []
+            for n in range(1, p.justices + 1):
+                agent = self.justice(court, n, round_)
+                prompt = (self.opinion_prompt(court, standard, n) if round_ == 1
+                          else self.conference_prompt(court, standard, n, round_, previous))
+                plans.append((n, agent, prompt))
+            court.check_context([(a, pr) for _, a, pr in plans])
+            before_calls = len(court.record.calls)
+            current: dict[str, dict[str, Any]] = {}
+            async with court.stage(stage_name, round=round_, planned=[(a, pr) for _, a, pr in plans]) as stage:
+                prior = majority({k: v["verdict"] for k, v in previous.items()}, standard) if previous else ""
+                await asyncio.gather(*(self.sit(court, standard, n, agent, prompt, wire, round_, previous, prior,
+                                                current) for n, agent, prompt in plans))
+                if not current:
+                    raise RoleOutputError(f"no justice could give an opinion in round {round_}", agent="justice-1")
+                votes = {k: v["verdict"] for k, v in current.items()}
+                stage.state = present.tally_text(list(current.values()), standard.labels)
+                if previous:
+                    moved = conformity({k: v["verdict"] for k, v in previous.items()}, votes, standard)
+                    moves.append({"round": round_, **moved})
+                    stage.markdown = (f"**Changed:** {moved['changed']} ({moved['toward']} toward the earlier majority, "
+                                      f"{moved['away']} away)")
+            rounds.append({**previous, **current})  # a justice who failed this round keeps its last opinion
+            flow["rounds_held"] = round_
+            tokens = sum(c.usage.prompt_tokens + c.usage.output_tokens for c in court.record.calls[before_calls:])
+            left = p.rounds - round_
+            unanimous = len(set(votes.values())) == 1
+            if p.stop_when_stable and left and ((round_ == 1 and unanimous) or (moves and moves[-1]["changed"] == 0)):
+                flow["rounds_skipped"], flow["tokens_saved"] = left, tokens * left
+                court.warn("court", "stopped_early", (
+                    f"the conference ended after round {round_}: {'the bench was unanimous' if round_ == 1 else 'no justice changed position'}; "
+                    f"{left} round{'s' if left != 1 else ''} not held, about {tokens * left:,} tokens saved"))
+                break
+        return rounds, flow
+
+    async def sit(self, court: Court, standard: Standard, n: int, agent: Agent, prompt: str, wire: type[OpinionReply],
+                  round_: int, previous: dict[str, dict[str, Any]], prior: str, current: dict[str, dict[str, Any]]) -> None:
+        p = court.params
+        name, position = p.seat(n)
+        own = previous.get(agent.name)
+        inputs = {**self.common(standard), "seat": n, "size": p.justices, "round": round_, "position": position,
+                  "philosophy": name, **({"before": own["verdict"], "majority": prior} if own else {})}
+        try:
+            answer = await court.ask(agent, prompt, wire, inputs=inputs, schema=self.opinion_schema(standard, wire),
+                                     check=lambda r: opinion_problems(r, standard, p.min_words))
+        except FAILED:
+            return
+        court.settle(agent, answer)
+        data = answer.value.model_dump(mode="json")
+        if own and isinstance(answer.value, ConferenceReply) and answer.value.changed != (data["verdict"] != own["verdict"]):
+            data["changed"] = data["verdict"] != own["verdict"]  # what it did, not what it said
+        data |= {"philosophy": name, "position": round(position, 3)}
+        current[agent.name] = data
+        court.finish(agent, data, markdown=present.opinion_markdown(data), repaired=answer.repaired,
+                     title=f"Justice {n} · {data['verdict']}", key=f"{agent.name}@{round_}",
+                     line=f"justice {n} ({name}): {data['verdict']}, {data['confidence']:.2f}"
+                          + (" · changed" if data.get("changed") else ""))
+        court.tally(standard.labels, dict(Counter(v["verdict"] for v in current.values())), seated=p.justices,
+                    pending=p.justices - len(current), title=f"Bench, round {round_}", round=round_)
+
+    # ---------------------------------------------------------------- the jury
+
+    def juror_prompt(self, standard: Standard, n: int, size: int) -> str:
+        return self.render("juror", burden=self.burden(standard), yes=standard.yes, no=standard.no, number=n, size=size)
+
+    async def deliberate(self, court: Court, standard: Standard) -> dict[str, Any]:
+        p = court.params
+        agents = [court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury", temperature=p.juror_temperature)
+                  for n in range(1, p.jurors + 1)]
+        prompts = {a.name: self.juror_prompt(standard, n, p.jurors) for n, a in enumerate(agents, 1)}
+        votes: dict[str, str] = {}
+        schema = refine_schema(JurorReply, {"verdict": {"enum": standard.labels}, "facts": {"maxLength": 700},
+                                            "reasoning": {"maxLength": 900}})
+        needed = jury_needed(p.jurors, standard, p.criminal_rule, p.civil_majority)
+        rule = ("unanimity required" if needed == p.jurors and p.jurors > 1 else f"{needed} of {p.jurors} needed")
+
+        async def sit(n: int, agent: Agent) -> None:
+            try:
+                answer = await court.ask(agent, prompts[agent.name], JurorReply, schema=schema,
+                                         inputs={**self.common(standard), "number": n, "size": p.jurors},
+                                         check=lambda r: juror_problems(r, standard, p.min_words))
+            except FAILED:
+                return
+            court.settle(agent, answer)
+            votes[agent.name] = answer.value.verdict
+            court.finish(agent, answer.value, markdown=present.juror_markdown(answer.value.model_dump()),
+                         title=f"Juror {n} · {answer.value.verdict}", repaired=answer.repaired,
+                         line=f"juror {n}: {answer.value.verdict}")
+            court.tally(standard.labels, dict(Counter(votes.values())), seated=p.jurors,
+                        pending=p.jurors - len(votes), title="Jury")
+
+        async with court.stage("jury", planned=[(a, prompts[a.name]) for a in agents]) as stage:
+            await asyncio.gather(*(sit(n, a) for n, a in enumerate(agents, 1)))
+            verdict = jury_verdict(list(votes.values()), p.jurors, needed, standard)
+            counts = Counter(votes.values())
+            split = "–".join(str(counts[label]) for label in standard.labels)
+            jury = {"verdict": verdict, "split": f"{split} ({' / '.join(standard.labels)})", "rule": rule,
+                    "needed": needed, "seated": p.jurors, "voted": len(votes),
+                    "votes": {label: counts[label] for label in standard.labels}}
+            court.keep("jury", jury)
+            stage.state = f"{verdict} ({split})"
+            stage.markdown = f"**Jury:** {verdict} · {split} · {rule}"
+        return jury
+
+    # ---------------------------------------------------------------- the why trace
+
+    def facts_prompt(self, court: Court, standard: Standard) -> str:
+        c = self.common(standard)
+        return self.render("facts", burden=self.burden(standard), limit=court.params.max_facts,
+                           claim="charge" if standard.type == "criminal" else "claim", party=c["party"],
+                           other=c["other"], burden_name=standard.burden)
+
+    def reasoning_prompt(self, standard: Standard, facts: list[Fact]) -> str:
+        listed = "\n".join(f"{f.number}. \"{f.source_quote}\" ({f.kind}; bears on {f.bears_on}; favours {f.favours})"
+                           for f in facts if f.verified) or "(none: no quote was verified in the transcript)"
+        return self.render("reasoning", burden=self.burden(standard), facts=listed, yes=standard.yes, no=standard.no,
+                           burden_name=standard.burden)
+
+    async def why(self, court: Court, standard: Standard) -> dict[str, Any]:
+        """Two calls: every fact quoted (each quote verified), then the reasoning from the verified facts."""
+        p = court.params
+        agent = court.agent("clerk-facts", "clerk", "Law clerk · facts", "why", temperature=p.clerk_temperature)
+        index = EvidenceIndex(court.case.context)
+        c = self.common(standard)
+        choices = [q for q in quote_choices(court.readable) if "[flagged passage removed" not in q] \
+            if agent.constrained else []
+        schema = refine_schema(FactsReply, {
+            "facts": {"minItems": 1, "maxItems": p.max_facts}, "FactReply.source_quote": {"enum": choices},
+            "FactReply.kind": {"enum": ["testimony", "physical evidence", "ruling", "argument"]},
+            "FactReply.favours": {"enum": [c["party"], c["other"], "neither"]}, "FactReply.bears_on": {"maxLength": 120},
+        })
+        prompt = self.facts_prompt(court, standard)
+
+        def check(reply: FactsReply) -> list[Any]:
+            quoted = quote_problems([f.source_quote for f in reply.facts], index, first=1, flagged=court.flagged,
+                                    noun="fact")
+            return facts_problems(reply, quoted)
+
+        trace: dict[str, Any] = {}
+        async with court.stage("why", "Why trace", [(agent, prompt)]) as stage:
+            answer = await court.ask(agent, prompt, FactsReply, schema=schema, check=check, inputs={**c, "limit": p.max_facts},
+                                     keep_hint="Keep the facts whose quotes were found exactly as they were; copy the others exactly.")
+            court.settle(agent, answer, skip={"exhibit_quote"})
+            facts = self.file_facts(court, index, answer.value)
+            trace["facts"] = [f.model_dump(mode="json") for f in facts]
+            court.finish(agent, answer.value, markdown=present.trace_markdown(trace), key="clerk@facts",
+                         title="Law clerk · facts", line=f"clerk: {sum(f.verified for f in facts)} of {len(facts)} "
+                                                          "facts verified")
+            verified = [f for f in facts if f.verified]
+            favour = Counter(f.favours for f in verified)
+            step2 = court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why",
+                                temperature=p.clerk_temperature)
+            prompt2 = self.reasoning_prompt(standard, facts)
+            try:
+                reasoned = await court.ask(step2, prompt2, ReasoningReply, check=lambda r: reasoning_problems(r, standard),
+                                           schema=refine_schema(ReasoningReply, {"verdict": {"enum": standard.labels},
+                                                                                 "contradictions": {"maxItems": 6}}),
+                                           inputs={**c, "facts": len(verified), "for_party": favour[c["party"]],
+                                                   "for_other": favour[c["other"]]})
+            except FAILED:
+                stage.state = "reasoning failed"
+                return trace
+            court.settle(step2, reasoned)
+            trace |= reasoned.value.model_dump(mode="json")
+            court.finish(step2, reasoned.value, markdown=present.trace_markdown(trace), key="clerk@reasoning",
+                         title=f"Law clerk · {reasoned.value.verdict}", repaired=reasoned.repaired,
+                         line=f"clerk: {reasoned.value.verdict} ({len(verified)} verified facts)")
+            stage.state = f"{len(verified)} of {len(facts)} facts verified · {reasoned.value.verdict}"
+        court.keep("why", trace)
+        return trace
+
+    def file_facts(self, court: Court, index: EvidenceIndex, reply: FactsReply) -> list[Fact]:
+        facts = []
+        for n, item in enumerate(reply.facts, 1):
+            found = index.check(item.source_quote, min_chars=8)
+            flagged = found.verified and found.location and court.flagged(
+                found.location.document, found.location.char_start, found.location.char_end)
+            fact = Fact(number=n, source_quote=item.source_quote, kind=item.kind, bears_on=item.bears_on,
+                        favours=item.favours, verified=found.verified and not flagged, location=found.location,
+                        nearest=found.nearest)
+            facts.append(fact)
+            data = fact.model_dump(mode="json")
+            court.item("fact", f"Fact {n} · {'✅ verified' if fact.verified else '❌ unverified'}", fact.verified,
+                       number=n, agent="clerk-facts", detail=present.fact_markdown(data), line=present.fact_line(data),
+                       data=data)
+        missed = [str(f.number) for f in facts if not f.verified]
+        if missed:
+            court.warn("clerk-facts", "fact_unverified", f"fact{'s' if len(missed) > 1 else ''} {', '.join(missed)} could not "
+                       "be verified in the transcript and did not go into the reasoning")
+        return facts
+
+    # ---------------------------------------------------------------- the verdict
+
+    def hand_down(self, court: Court, standard: Standard, rounds: list[dict[str, dict[str, Any]]],
+                  flow: dict[str, Any], jury: dict[str, Any], trace: dict[str, Any]) -> None:
+        final, first = rounds[-1], rounds[0]
+        votes = {k: v["verdict"] for k, v in final.items()}
+        decision = majority(votes, standard)
+        counts = Counter(votes.values())
+        split = f"{counts[decision]}–{len(votes) - counts[decision]}"
+        seats = sorted(final, key=lambda k: int(k.rpartition("-")[2]))
+        majority_seats = [k for k in seats if votes[k] == decision]
+        author = max(majority_seats, key=lambda k: final[k]["confidence"])
+        title = lambda k: f"Justice {k.rpartition('-')[2]} ({final[k]['philosophy']})"  # noqa: E731
+        changes = [{"justice": title(k), "before": first[k]["confidence"], "after": final[k]["confidence"]}
+                   for k in seats if k in first and abs(final[k]["confidence"] - first[k]["confidence"]) >= 0.05]
+        moved = flow["rounds"]
+        conf = {"rounds": [{**r, "moves": [{**m, "justice": title(m["justice"])} for m in r["moves"]]} for r in moved],
+                "changed": sum(r["changed"] for r in moved), "toward": sum(r["toward"] for r in moved),
+                "away": sum(r["away"] for r in moved),
+                "majority_held": majority({k: v["verdict"] for k, v in first.items()}, standard) == decision,
+                "rounds_held": flow["rounds_held"], "rounds_skipped": flow["rounds_skipped"],
+                "tokens_saved": flow["tokens_saved"]}
+        document = {
+            "type": standard.type, "burden": standard.burden, "decision": decision,
+            "bench": {"split": f"{split} ({decision} / {standard.no if decision == standard.yes else standard.yes})",
+                      "votes": {label: counts[label] for label in standard.labels}, "seated": court.params.justices},
+            "opinion_of_the_court": {"author": title(author), "analysis": final[author]["evidence_analysis"],
+                                     "standard": final[author]["standard"], "key_facts": final[author]["key_facts"]},
+            "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]}
+                         for k in seats if votes[k] != decision],
+            "conformity": conf, "confidence_changes": changes,
+            "jury": {**jury, "agrees": jury["verdict"] == decision}, "why": trace,
+        }
+        court.keep("verdict", document)
+        agreeing = jury["votes"].get(decision, 0)
+        own = [final[k]["confidence"] for k in majority_seats]
+        failed = len(final) < court.params.justices or jury["voted"] < jury["seated"]
+        court.conclude(Outcome(
+            answer=f"{decision.capitalize()}: {court.case.inputs.get('title') or court.case.question}",
+            label=decision, polarity=standard.polarity(decision),  # type: ignore[arg-type]
+            decided_by="the bench (the majority of the justices' final votes)", partial=failed,
+            confidences=[
+                Confidence(kind="vote_share", label="bench vote share", value=round(counts[decision] / len(votes), 3),
+                           basis=f"{counts[decision]} of {len(votes)} justices"),
+                Confidence(kind="agreement", label="jurors agreeing with the court",
+                           value=round(agreeing / max(1, jury["voted"]), 3), basis=f"{agreeing} of {jury['voted']} jurors"),
+                Confidence(kind="self_reported", label="majority justices' own estimate",
+                           value=round(sum(own) / len(own), 3), basis=f"mean of {len(own)}"),
+            ],
+            markdown=present.verdict_document(document),
+            data={"split": split, "votes": document["bench"]["votes"], "decision": decision, "type": standard.type,
+                  "jury": document["jury"], "conformity": conf},
+        ))
+
+    # ---------------------------------------------------------------- dry run, demo, result
+
+    async def plan(self, court: Court) -> None:
+        standard = STANDARDS[transcript.case_type(court.case, court.params.default_type)[0]]
+        p = court.params
+        placeholder = {"verdict": "[verdict]", "confidence": 0.0, "key_facts": ["[key facts]"],
+                       "evidence_analysis": "[the analysis of round 1]"}
+        previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
+        for n in range(1, p.justices + 1):
+            court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n), OpinionReply)
+        if p.rounds > 1:
+            for n in range(1, p.justices + 1):
+                court.plan_prompt("conference", self.justice(court, n, 2),
+                                  self.conference_prompt(court, standard, n, 2, previous), ConferenceReply)
+        for n in range(1, p.jurors + 1):
+            court.plan_prompt("jury", court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury"),
+                              self.juror_prompt(standard, n, p.jurors), JurorReply)
+        court.plan_prompt("why", court.agent("clerk-facts", "clerk", "Law clerk · facts", "why"),
+                          self.facts_prompt(court, standard), FactsReply)
+        court.plan_prompt("why", court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why"),
+                          self.reasoning_prompt(standard, []).replace(
+            "(none: no quote was verified in the transcript)", "[the verified facts of step 1]"), ReasoningReply)
+
+    def demo(self, request: ModelRequest) -> dict[str, Any] | None:
+        return demo_reply(request)
+
+    def result_of(self, record: RunRecord) -> dict[str, Any]:
+        """The verdict document first, then the generic record (outputs by agent, calls' metadata)."""
+        return {"verdict": record.outputs.get("verdict"), **record.generic_result()}

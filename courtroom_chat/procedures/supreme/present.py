@@ -1,0 +1,113 @@
+"""How the supreme court reads: opinions, the anonymised conference digest, the jury, the why
+trace and the verdict document (opinion of the court, dissents, changes between rounds, the
+jury's agreement)."""
+
+from __future__ import annotations
+
+from string import ascii_uppercase
+from typing import Any
+
+from ..decision.present import shorten
+
+
+def letter(n: int) -> str:
+    """Justice A, B, … Z, AA, AB: peers are named by letter, never by seat."""
+    return ascii_uppercase[n] if n < 26 else ascii_uppercase[n // 26 - 1] + ascii_uppercase[n % 26]
+
+
+def opinion_markdown(o: dict[str, Any]) -> str:
+    lines = [f"**Verdict:** {o['verdict']} · confidence {o['confidence']:.0%}"]
+    if "changed" in o:
+        lines.append(f"**{'Changed' if o['changed'] else 'Held'} after the conference:** {o.get('why', '')}")
+    lines += ["", f"**Standard applied:** {o.get('standard', '')}", "", "**Key facts:**",
+              *[f"- {f}" for f in o.get("key_facts", [])], "", f"**Evidence analysis:** {o.get('evidence_analysis', '')}"]
+    return "\n".join(lines)
+
+
+def digest(peers: list[tuple[str, dict[str, Any]]], everyone: list[dict[str, Any]], show_tally: bool,
+           labels: list[str], round_: int) -> str:
+    """What a justice reads at the conference: the whole bench's tally and confidences (unless
+    hidden) and each other opinion's key points, under letters in this justice's own order."""
+    lines = []
+    if show_tally:
+        lines.append(f"TALLY OF ROUND {round_}: " + tally_text(everyone, labels, with_confidence=True))
+    for name, o in peers:
+        facts = "; ".join(shorten(f, 140) for f in o.get("key_facts", [])[:3]) or "(none listed)"
+        seen = f"{o['verdict']}, confidence {o['confidence']:.2f}" if show_tally else o["verdict"]
+        lines.append(f"- {name} ({seen}). Key facts: {facts}. Analysis: {shorten(o.get('evidence_analysis', ''), 260)}")
+    return "\n".join(lines)
+
+
+def tally_text(opinions: list[dict[str, Any]], labels: list[str], with_confidence: bool = False) -> str:
+    parts = []
+    for label in labels:
+        chosen = [o["confidence"] for o in opinions if o["verdict"] == label]
+        mean = f", mean confidence {sum(chosen) / len(chosen):.2f}" if with_confidence and chosen else ""
+        parts.append(f"{len(chosen)} {label}{mean}")
+    return "; ".join(parts)
+
+
+def juror_markdown(j: dict[str, Any]) -> str:
+    return f"**Verdict:** {j['verdict']}\n\n**Facts found:** {j.get('facts', '')}\n\n**Reasoning:** {j.get('reasoning', '')}"
+
+
+def fact_line(f: dict[str, Any]) -> str:
+    mark = "✓" if f.get("verified") else "✗"
+    where = f" {f['location']['document']}:{f['location']['line_start']}" if f.get("location") else ""
+    return f"fact {f['number']}: {mark}{where}  {shorten(f['source_quote'], 70)}"
+
+
+def fact_markdown(f: dict[str, Any]) -> str:
+    if f.get("verified") and f.get("location"):
+        loc = f["location"]
+        where = f"✅ verified at `{loc['document']}` line {loc['line_start']}"
+    else:
+        near = f.get("nearest")
+        where = "❌ not in the transcript" + (
+            f"; nearest: “{shorten(near['passage'], 160)}” ({near['similarity']:.0%} similar, line "
+            f"{near['location']['line_start']})" if near else "")
+    return (f"> {f['source_quote']}\n\n{where} · {f.get('kind', 'fact')} · bears on: {f.get('bears_on', '')} · "
+            f"favours: {f.get('favours', '')}")
+
+
+def trace_markdown(trace: dict[str, Any]) -> str:
+    facts = trace.get("facts", [])
+    verified = sum(1 for f in facts if f.get("verified"))
+    lines = [f"**Facts:** {verified} of {len(facts)} quotes verified in the transcript",
+             *[f"{f['number']}. {'✅' if f.get('verified') else '❌'} “{shorten(f['source_quote'], 120)}” → "
+               f"{f.get('bears_on', '')} ({f.get('favours', '')})" for f in facts]]
+    if "narrative" in trace:
+        lines += ["", f"**Narrative:** {trace['narrative']}", "", "**Contradictions:**",
+                  *([f"- {c}" for c in trace.get("contradictions", [])] or ["- none found"]),
+                  "", f"**Law applied to the facts:** {trace.get('law_applied', '')}",
+                  "", f"**Decision:** {trace['verdict']} · confidence {trace['confidence']:.0%}"]
+    return "\n".join(lines)
+
+
+def verdict_document(doc: dict[str, Any]) -> str:
+    """The verdict as the court hands it down, in Markdown."""
+    bench, jury, conf = doc["bench"], doc["jury"], doc["conformity"]
+    lines = [f"**The court:** {doc['decision']} by {bench['split']} · burden: {doc['burden']} ({doc['type']} case)", "",
+             f"**The jury:** {jury['verdict']} ({jury['split']}; {jury['rule']})"
+             f" · {'agrees with' if jury['agrees'] else 'differs from'} the court", ""]
+    author = doc.get("opinion_of_the_court")
+    if author:
+        lines += [f"**Opinion of the court** ({author['author']}):", "", author["analysis"], ""]
+    for d in doc.get("dissents", []):
+        lines += [f"**Dissent** ({d['author']}, {d['verdict']}): {d['analysis']}", ""]
+    moved = [f"{m['justice']} {m['from']} → {m['to']} ({m['direction']})" for r in conf["rounds"] for m in r["moves"]]
+    lines += [f"**Between rounds:** {conf['changed']} justice{'s' if conf['changed'] != 1 else ''} changed "
+                 f"({conf['toward']} toward the earlier majority, {conf['away']} away)"
+                 + (f": {'; '.join(moved)}" if moved else "")
+                 + ("" if conf["majority_held"] else " · the majority turned"), ""]
+    if conf.get("rounds_skipped"):
+        lines += [f"**Rounds skipped:** {conf['rounds_skipped']} (positions had stopped changing; about "
+                  f"{conf['tokens_saved']:,} tokens saved)", ""]
+    shifts = ", ".join(f"{c['justice']} {c['before']:.2f}→{c['after']:.2f}" for c in doc.get("confidence_changes", []))
+    if shifts:
+        lines += [f"**Confidence changes:** {shifts}", ""]
+    trace = doc.get("why")
+    if trace:
+        lines += [f"<details><summary>Why: from the evidence to the decision</summary>\n\n{trace_markdown(trace)}"
+                      "\n\n</details>"]
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""The supreme court's rules: the standard a case type sets, the checks on each reply, the
+jury's verdict rule (unanimity or a majority, else hung), the bench's majority, and how the
+justices moved between rounds (conformity)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from ..base import Problem, words
+from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
+
+
+@dataclass(frozen=True)
+class Standard:
+    """What a case type sets: the two verdicts (the first is the Yes side) and the burden."""
+
+    type: str  # criminal | civil
+    yes: str  # guilty | liable
+    no: str  # not guilty | not liable
+    burden: str  # beyond a reasonable doubt | a preponderance of the evidence
+    party: str  # the side that bears the burden: the prosecution | the plaintiff
+    other: str  # the defense | the defendant
+
+    @property
+    def labels(self) -> list[str]:
+        return [self.yes, self.no]
+
+    def polarity(self, label: str) -> str:
+        return "yes" if label == self.yes else "no" if label == self.no else "undecided"
+
+
+STANDARDS = {
+    "criminal": Standard("criminal", "guilty", "not guilty", "beyond a reasonable doubt", "the prosecution", "the defense"),
+    "civil": Standard("civil", "liable", "not liable", "a preponderance of the evidence", "the plaintiff", "the defendant"),
+}
+
+
+def verdict_problem(verdict: str, standard: Standard) -> list[Problem]:
+    if verdict in standard.labels:
+        return []
+    return [Problem("verdict", f'the verdict "{verdict}" is not one of "{standard.yes}" or "{standard.no}"; '
+                               "give exactly one of them")]
+
+
+def opinion_problems(reply: OpinionReply, standard: Standard, min_words: int) -> list[Problem]:
+    problems = verdict_problem(reply.verdict, standard)
+    if not [f for f in reply.key_facts if f.strip()]:
+        problems.append(Problem("key_facts", "list the key facts from the transcript your verdict rests on"))
+    if words(reply.evidence_analysis) < min_words:
+        problems.append(Problem("analysis", f"the evidence analysis has {words(reply.evidence_analysis)} words; "
+                                            f"weigh the evidence for and against in at least {min_words}"))
+    if isinstance(reply, ConferenceReply) and not reply.why.strip():
+        problems.append(Problem("why", "say why your verdict changed, or why it held, after reading the others"))
+    return problems
+
+
+def juror_problems(reply: JurorReply, standard: Standard, min_words: int) -> list[Problem]:
+    problems = verdict_problem(reply.verdict, standard)
+    if words(reply.reasoning) < min_words:
+        problems.append(Problem("reasoning", f"the reasoning has {words(reply.reasoning)} words; give at least "
+                                             f"{min_words}, naming the facts and the burden of proof"))
+    return problems
+
+
+def facts_problems(reply: FactsReply, quotes: list[Problem]) -> list[Problem]:
+    if not reply.facts:
+        return [Problem("facts", "list the facts and evidence in the transcript, each quoted exactly")]
+    return quotes
+
+
+def reasoning_problems(reply: ReasoningReply, standard: Standard) -> list[Problem]:
+    problems = verdict_problem(reply.verdict, standard)
+    if not reply.law_applied.strip():
+        problems.append(Problem("law_applied", f"apply the burden ({standard.burden}) to the facts"))
+    return problems
+
+
+# ---------------------------------------------------------------- votes
+
+
+def majority(votes: dict[str, str], standard: Standard) -> str:
+    """The bench's decision: the label most justices chose (an odd bench cannot tie; with
+    failed seats a tie goes to the side without the burden)."""
+    counts = Counter(votes.values())
+    return standard.yes if counts[standard.yes] > counts[standard.no] else standard.no
+
+
+def jury_needed(seated: int, standard: Standard, criminal_rule: str, civil_majority: float) -> int:
+    """Votes one way a verdict needs: all for a unanimous rule, else the configured share."""
+    if standard.type == "criminal" and criminal_rule == "unanimous":
+        return seated
+    share = 0.5 if standard.type == "criminal" else civil_majority
+    return max(1, math.floor(seated * share) + 1) if share == 0.5 else max(1, math.ceil(seated * share))
+
+
+def jury_verdict(votes: list[str], seated: int, needed: int, standard: Standard) -> str:
+    """The jury's verdict, or "hung" when neither side reaches ``needed`` of ``seated``."""
+    counts = Counter(votes)
+    for label in standard.labels:
+        if counts[label] >= needed:
+            return label
+    return "hung"
+
+
+def conformity(before: dict[str, str], after: dict[str, str], standard: Standard) -> dict[str, object]:
+    """Who changed between two rounds, and whether toward or away from the earlier majority."""
+    previous = majority(before, standard) if before else ""
+    moves = []
+    for name, label in after.items():
+        old = before.get(name)
+        if old is None or old == label:
+            continue
+        moves.append({"justice": name, "from": old, "to": label, "from_side": standard.polarity(old),
+                      "to_side": standard.polarity(label),
+                      "direction": "toward the majority" if label == previous else "away from the majority"})
+    toward = sum(1 for m in moves if m["direction"] == "toward the majority")
+    return {"previous_majority": previous, "changed": len(moves), "toward": toward, "away": len(moves) - toward,
+            "moves": moves, "majority_held": bool(after) and majority(after, standard) == previous}

@@ -1,0 +1,68 @@
+"""The JSON each role of the supreme court writes. Verdicts are free strings here and checked
+against the case's two labels (guilty / not guilty, liable / not liable) by the rules; for
+decoding, ``refine_schema`` narrows them to exactly those two."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, Field, field_validator
+
+from ...replies import fraction
+
+Fraction = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(fraction)]  # 70 or "70%" reads as 0.7
+
+
+class _Verdict(BaseModel):
+    verdict: str
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _label(cls, v: Any) -> Any:
+        return " ".join(v.strip().lower().replace("_", " ").replace("-", " ").split()) if isinstance(v, str) else v
+
+
+class OpinionReply(_Verdict):
+    """A justice's opinion in round 1."""
+
+    key_facts: list[str] = Field(default_factory=list)
+    evidence_analysis: str = ""
+    standard: str = ""  # the legal standard applied, in the justice's words
+    verdict: str
+    confidence: Fraction = 0.5
+
+
+class ConferenceReply(OpinionReply):
+    """A justice's final opinion after the conference: may change its verdict, says whether and why."""
+
+    changed: bool = False
+    why: str = ""  # why it changed, or why it held
+
+
+class JurorReply(_Verdict):
+    facts: str = ""  # the facts the juror found
+    reasoning: str = ""
+    verdict: str
+
+
+class FactReply(BaseModel):
+    source_quote: str  # the transcript's words, verbatim
+    kind: str = "fact"  # fact | evidence | testimony
+    bears_on: str = ""  # the element or issue it bears on
+    favours: str = ""  # the side it helps: prosecution / plaintiff / defense / neither
+
+
+class FactsReply(BaseModel):
+    """The why trace, first call: every fact and item of evidence, mapped to the standard."""
+
+    facts: list[FactReply] = Field(default_factory=list)
+
+
+class ReasoningReply(_Verdict):
+    """The why trace, second call: from the facts to the decision."""
+
+    narrative: str = ""
+    contradictions: list[str] = Field(default_factory=list)
+    law_applied: str = ""
+    verdict: str
+    confidence: Fraction = 0.5

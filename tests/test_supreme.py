@@ -1,0 +1,327 @@
+"""The supreme court: transcripts, the bench in rounds, the jury's rules, the why trace, the
+verdict document, conformity between rounds, and the throttle measured from the scripted log."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import load_case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import CaseError, ConfigError
+from courtroom_chat.frontends.cli import app
+from courtroom_chat.procedures.supreme.rules import STANDARDS, conformity, jury_needed, jury_verdict
+from tests.conftest import CASES, SHARED_DATA
+
+NASLAB = SHARED_DATA / "trial_transcripts" / "naslab_jury_scenario1.txt"
+CRIMINAL, CIVIL = STANDARDS["criminal"], STANDARDS["civil"]
+
+
+def settings(**params) -> Settings:
+    return Settings().with_backend("scripted").with_params("supreme", params) if params else \
+        Settings().with_backend("scripted")
+
+
+async def trial(case: str = "burglary", script: dict | None = None, latency_ms: int = 0, base: Settings | None = None,
+                **params):
+    backend = ScriptedBackend(script=script or {}, latency_ms=latency_ms)
+    record = await Trial(load_case(CASES / f"{case}.json"), base or settings(**params), store=None,
+                         backends={"scripted": backend}).run()
+    return record, backend
+
+
+def prompts(backend: ScriptedBackend, role: str, marker: str = "") -> dict[str, str]:
+    return {r.agent: r.prompt for r in backend.calls if r.role == role and marker in r.prompt}
+
+
+def opinion(verdict: str, confidence: float = 0.7, **extra) -> dict:
+    return {"key_facts": [f"A witness testified to a fact that supports {verdict}."],
+            "evidence_analysis": f"The testimony, weighed for and against, supports a verdict of {verdict} on this record.",
+            "standard": "The burden was applied to each element.", "verdict": verdict, "confidence": confidence, **extra}
+
+
+def held(verdict: str, changed: bool = False) -> dict:
+    return opinion(verdict, changed=changed, why="The other opinions raised nothing the record does not answer.")
+
+
+# ---------------------------------------------------------------- whole trials
+
+
+@pytest.mark.parametrize(("case", "labels", "burden"), [
+    ("burglary", {"guilty", "not guilty"}, "beyond a reasonable doubt"),
+    ("negligence", {"liable", "not liable"}, "a preponderance of the evidence"),
+])
+async def test_the_example_cases_are_tried_in_full(case, labels, burden):
+    record, backend = await trial(case)
+    assert record.status == "complete" and record.outcome.label in labels
+    assert len(backend.calls) == 9 + 9 + 12 + 2  # two rounds of nine, twelve jurors, the two-call why trace
+    assert {f"justice-{n}@{r}" for n in range(1, 10) for r in (1, 2)} <= set(record.outputs)
+    doc = record.outputs["verdict"]
+    assert doc["burden"] == burden and doc["decision"] == record.outcome.label
+    votes = [record.outputs[f"justice-{n}@2"]["verdict"] for n in range(1, 10)]
+    assert doc["bench"]["votes"][doc["decision"]] == votes.count(doc["decision"]) >= 5
+    assert all(d["verdict"] != doc["decision"] for d in doc["dissents"])
+    assert len(doc["dissents"]) == 9 - votes.count(doc["decision"])
+    assert doc["opinion_of_the_court"]["author"].startswith("Justice ")
+    assert doc["jury"]["agrees"] == (doc["jury"]["verdict"] == doc["decision"])
+    assert doc["why"]["facts"] and all(f["verified"] for f in doc["why"]["facts"])
+    assert "Opinion of the court" in record.outcome.markdown and "Between rounds" in record.outcome.markdown
+    result = record.to_result()
+    assert result["verdict"]["decision"] == doc["decision"]
+    json.dumps(result, default=str)
+
+
+def test_the_cli_writes_the_verdict_document_as_json_and_markdown(tmp_path, runs_dir):
+    runner = CliRunner()
+    out = tmp_path / "verdict.json"
+    result = runner.invoke(app, ["run", str(CASES / "negligence.json"), "-b", "scripted", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())["verdict"]
+    assert doc["type"] == "civil" and doc["jury"]["rule"] == "9 of 12 needed"
+    md = tmp_path / "verdict.md"
+    result = runner.invoke(app, ["run", str(CASES / "burglary.json"), "-b", "scripted", "-o", str(md)])
+    assert result.exit_code == 0 and "**Opinion of the court**" in md.read_text()
+
+
+def test_the_naslab_transcript_loads_as_plain_text_with_its_type(runs_dir):
+    result = CliRunner().invoke(app, ["run", "-p", "supreme", "-b", "scripted", "--type", "criminal",
+                                      "-q", "Are Tomer and Stan guilty of murder?", "-c", str(NASLAB)])
+    assert result.exit_code == 0, result.output
+    assert "beyond a reasonable doubt" in result.stdout and "Traceback" not in result.output
+
+
+async def test_plain_evidence_with_no_type_is_tried_on_the_default_and_says_so():
+    case = load_case(question="Should the city repave Elm Street this year?", context=[str(NASLAB)])
+    record = await Trial(case, settings(), procedure="supreme", store=None).run()
+    assert record.outputs["verdict"]["type"] == "civil"
+    assert any(w.rule == "case_type" for w in record.warnings)
+    guilty = case.model_copy(update={"question": "Is Tomer guilty of murder?"})
+    record = await Trial(guilty, settings(), procedure="supreme", store=None).run()
+    assert record.outputs["verdict"]["type"] == "criminal" and not any(w.rule == "case_type" for w in record.warnings)
+
+
+# ---------------------------------------------------------------- the burden and the conference
+
+
+@pytest.mark.parametrize(("case", "mine", "other"), [
+    ("burglary", "BEYOND A REASONABLE DOUBT", "PREPONDERANCE"),
+    ("negligence", "PREPONDERANCE OF THE EVIDENCE", "REASONABLE DOUBT"),
+])
+async def test_every_prompt_carries_the_burden_of_its_case_type(case, mine, other):
+    _, backend = await trial(case)
+    for request in backend.calls:
+        assert mine in request.prompt and other not in request.prompt, request.agent
+
+
+async def test_the_conference_reads_the_tally_and_anonymised_summaries():
+    script = {f"justice-{n}": [opinion("guilty" if n <= 4 else "not guilty", 0.6 + n / 100), held("not guilty")]
+              for n in range(1, 10)}
+    record, backend = await trial(script=script)
+    conference = prompts(backend, "justice", "ROUND 2")
+    assert len(conference) == 9
+    for prompt in conference.values():
+        assert re.search(r"TALLY OF ROUND 1: 4 guilty, mean confidence 0\.6[23]; 5 not guilty, mean confidence 0\.67", prompt)
+        assert sorted(re.findall(r"^- Justice ([A-H]) ", prompt, re.M)) == list("ABCDEFGH")  # eight peers, by letter
+        assert not re.search(r"Justice \d|justice-\d", prompt.split("YOU ARE JUSTICE")[0])  # no seat numbers
+    orders = {a: re.findall(r"^- Justice [A-H] \((\w[\w ]*), confidence ([\d.]+)", p, re.M) for a, p in conference.items()}
+    assert len({tuple(o) for o in orders.values()}) > 1  # each justice reads the peers in its own order
+    assert record.outputs["verdict"]["conformity"]["changed"] == 4
+
+
+async def test_the_conference_can_see_positions_without_the_tally():
+    _, backend = await trial(show_tally=False)
+    for prompt in prompts(backend, "justice", "ROUND 2").values():
+        assert "TALLY" not in prompt and "confidence 0." not in prompt.split("YOUR OPINION")[0]
+        assert re.search(r"^- Justice A \((guilty|not guilty)\)", prompt, re.M)
+
+
+def test_conformity_counts_moves_toward_and_away_from_the_majority():
+    before = {"justice-1": "guilty", "justice-2": "guilty", "justice-3": "not guilty", "justice-4": "guilty",
+              "justice-5": "not guilty"}
+    after = {**before, "justice-3": "guilty", "justice-2": "not guilty"}
+    moved = conformity(before, after, CRIMINAL)
+    assert moved["previous_majority"] == "guilty" and moved["changed"] == 2
+    assert (moved["toward"], moved["away"]) == (1, 1) and moved["majority_held"]
+    directions = {m["justice"]: m["direction"] for m in moved["moves"]}
+    assert directions == {"justice-3": "toward the majority", "justice-2": "away from the majority"}
+
+
+async def test_stopping_early_when_positions_stop_changing_reports_tokens_saved():
+    script = {"justice": [opinion("guilty"), held("guilty"), held("guilty")]}
+    script |= {f"justice-{n}": [opinion("not guilty"), held("not guilty")] for n in (1, 2)}
+    record, backend = await trial(script=script, rounds=3, stop_when_stable=True)
+    flow = record.outputs["verdict"]["conformity"]
+    assert flow["rounds_held"] == 2 and flow["rounds_skipped"] == 1 and flow["tokens_saved"] > 0
+    assert not prompts(backend, "justice", "ROUND 3")
+    assert "tokens saved" in record.outcome.markdown
+    record, backend = await trial(script=script, rounds=3)  # the option off: every round is held
+    assert record.outputs["verdict"]["conformity"]["rounds_held"] == 3 and prompts(backend, "justice", "ROUND 3")
+    unanimous, backend = await trial(script={"justice": opinion("guilty")}, stop_when_stable=True)
+    assert unanimous.outputs["verdict"]["conformity"]["rounds_held"] == 1 and not prompts(backend, "justice", "ROUND 2")
+
+
+# ---------------------------------------------------------------- the jury
+
+
+def test_unanimity_majority_and_a_hung_jury():
+    assert jury_needed(12, CRIMINAL, "unanimous", 0.75) == 12
+    assert jury_needed(12, CRIMINAL, "majority", 0.75) == 7
+    assert jury_needed(12, CIVIL, "unanimous", 0.75) == 9
+    assert jury_needed(12, CIVIL, "unanimous", 0.5) == 7  # a bare majority is more than half: no 6–6 verdict
+    assert jury_verdict(["guilty"] * 12, 12, 12, CRIMINAL) == "guilty"
+    assert jury_verdict(["guilty"] * 11 + ["not guilty"], 12, 12, CRIMINAL) == "hung"
+    assert jury_verdict(["liable"] * 9 + ["not liable"] * 3, 12, 9, CIVIL) == "liable"
+    assert jury_verdict(["liable"] * 8 + ["not liable"] * 4, 12, 9, CIVIL) == "hung"
+
+
+def juror(verdict: str) -> dict:
+    return {"facts": "The testimony proves the defendant was near the scene.",
+            "reasoning": f"Weighed against the burden of proof, those facts lead me to a verdict of {verdict} here.",
+            "verdict": verdict}
+
+
+async def test_the_jury_rule_decides_hung_or_not_in_a_trial():
+    split = {"juror": juror("guilty"), "juror-12": juror("not guilty")}
+    record, _ = await trial(script=split)
+    assert record.outputs["jury"]["verdict"] == "hung" and record.outputs["jury"]["votes"] == {"guilty": 11, "not guilty": 1}
+    record, _ = await trial(script=split, criminal_rule="majority")
+    assert record.outputs["jury"]["verdict"] == "guilty"
+    civil = {"juror": juror("liable"), **{f"juror-{n}": juror("not liable") for n in (10, 11, 12)}}
+    record, _ = await trial("negligence", script=civil)
+    assert record.outputs["jury"]["verdict"] == "liable"  # 9 of 12 reach the civil majority
+    record, _ = await trial("negligence", script=civil, civil_majority=0.8)
+    assert record.outputs["jury"]["verdict"] == "hung"
+
+
+# ---------------------------------------------------------------- the why trace
+
+
+async def test_the_why_trace_verifies_every_quote_with_location_and_nearest_miss():
+    real = "No. The impression was too soft for individual characteristics."
+    invented = "The print was made by the defendant's left shoe beyond any doubt."
+    facts = {"facts": [
+        {"source_quote": real, "kind": "physical evidence", "bears_on": "identity", "favours": "defense"},
+        {"source_quote": invented, "kind": "testimony", "bears_on": "identity", "favours": "prosecution"},
+    ]}
+    reasoning = {"narrative": "Someone forced the door; who is not shown.", "contradictions": [],
+                 "law_applied": "Identity is not proved beyond a reasonable doubt.", "verdict": "not guilty",
+                 "confidence": 0.7}
+    record, backend = await trial(script={"clerk": [facts, facts, reasoning]})
+    clerk = [r for r in backend.calls if r.role == "clerk"]
+    assert "fact 2: the source_quote" in clerk[1].repairs[0][1]  # the repair names the missed quote
+    trace = record.outputs["verdict"]["why"]
+    first, second = trace["facts"]
+    assert first["verified"] and first["location"]["document"] == "burglary/transcript.txt"
+    text = record.case.context[0].text
+    assert text.splitlines()[first["location"]["line_start"] - 1].endswith(real)
+    assert not second["verified"] and second["nearest"]["similarity"] > 0
+    assert real in clerk[-1].prompt and invented not in clerk[-1].prompt  # only verified facts are reasoned from
+    assert any(w.rule == "fact_unverified" for w in record.warnings)
+    assert trace["verdict"] == "not guilty"
+
+
+# ---------------------------------------------------------------- bad transcripts
+
+
+def write(tmp_path: Path, transcript: dict) -> Path:
+    (tmp_path / "t.json").write_text(json.dumps(transcript), encoding="utf-8")
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"question": "Is the defendant guilty?", "procedure": "supreme", "context": ["t.json"]}))
+    return case
+
+
+GOOD = json.loads((CASES / "burglary" / "transcript.json").read_text())
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"type": None}, "t.json: the transcript has no 'type'; add \"type\": \"criminal\" or \"civil\""),
+    ({"type": "admiralty"}, "t.json: unknown case type 'admiralty'"),
+    ({"witnesses": []}, "t.json: the transcript has no witness sessions"),
+    ({"witnesses": [{"witness": "Officer Brandt", "questions": []}]},
+     "t.json: malformed witness session at witnesses[0].called_by: Field required"),
+    ({"witnesses": [{"witness": "A", "called_by": "defense", "questions": [
+        {"question": "Q?", "objection": {"by": "prosecution", "ground": "hearsay", "ruling": "maybe"}}]}]},
+     "malformed witness session at witnesses[0].questions[0].objection.ruling"),
+])
+def test_bad_transcripts_get_one_clear_line(tmp_path, runs_dir, change, message):
+    transcript = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    case = write(tmp_path, transcript)
+    with pytest.raises(CaseError, match=re.escape(message)):
+        Trial(load_case(case), settings(), store=None)
+    result = CliRunner().invoke(app, ["run", str(case), "-b", "scripted"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_bad_type_on_the_command_line_is_one_line(runs_dir):
+    result = CliRunner().invoke(app, ["run", "-p", "supreme", "-b", "scripted", "--type", "maritime", "-q",
+                                      "Is he guilty?", "-c", str(NASLAB)])
+    assert result.exit_code == 2 and "unknown case type 'maritime'" in result.output
+    result = CliRunner().invoke(app, ["run", "-p", "supreme", "-b", "scripted", "--input", "type", "-q", "x?"])
+    assert result.exit_code == 2 and "--input takes KEY=VALUE" in result.output
+
+
+def test_an_even_bench_is_refused():
+    with pytest.raises(ConfigError, match="justices must be an odd number"):
+        settings(justices=8)
+
+
+# ---------------------------------------------------------------- the throttle
+
+
+def overlap(timeline: list[tuple[str, float, float]]) -> int:
+    """The most calls in flight at once."""
+    edges = sorted([(s, 1) for _, s, _ in timeline] + [(e, -1) for _, _, e in timeline])
+    now = most = 0
+    for _, step in edges:
+        now += step
+        most = max(most, now)
+    return most
+
+
+async def test_the_throttle_bounds_concurrency_and_spaces_starts():
+    small = {"justices": 3, "jurors": 4}
+    _, free = await trial(latency_ms=40, **small)
+    assert overlap(free.timeline) >= 3  # unthrottled, a round's calls run together
+    base = settings(**small).with_overrides({"throttle": {"max_concurrency": 2, "delay_ms": 25}})
+    _, backend = await trial(latency_ms=40, base=base)
+    assert overlap(backend.timeline) <= 2
+    starts = sorted(s for _, s, _ in backend.timeline)
+    assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.025 - 0.002
+
+
+def test_the_throttle_is_on_the_command_line(runs_dir):
+    from courtroom_chat.store import RunStore
+
+    result = CliRunner().invoke(app, ["run", str(CASES / "burglary.json"), "-b", "scripted", "--max-concurrency", "3",
+                                      "--delay-ms", "5"])
+    assert result.exit_code == 0, result.output
+    [row] = RunStore(runs_dir).list()
+    assert RunStore(runs_dir).load(row["run_id"]).settings["throttle"] == {"max_concurrency": 3, "delay_ms": 5}
+    result = CliRunner().invoke(app, ["run", str(CASES / "burglary.json"), "-b", "scripted", "--delay-ms", "-1"])
+    assert result.exit_code == 2 and "delay_ms" in result.output
+
+
+# ---------------------------------------------------------------- conformity in the evaluation
+
+
+async def test_eval_counts_switches_per_round_against_the_gold_answer():
+    from courtroom_chat.evaluation.methods import prediction_from_record
+    from courtroom_chat.evaluation.report import switches
+
+    script = {f"justice-{n}": [opinion("guilty" if n <= 4 else "not guilty"), held("not guilty")] for n in range(1, 10)}
+    script["justice-9"] = [opinion("not guilty"), held("guilty")]
+    record, _ = await trial(script=script)
+    details = prediction_from_record(record).details
+    rows = [{"gold": "no", "details": details}, {"gold": "yes", "details": details}, {"gold": "no", "details": {}}]
+    counted = switches(rows)
+    # justices 1-4 go guilty -> not guilty (toward the majority), justice 9 not guilty -> guilty (away), in each row
+    assert counted == {2: {"switches": 10, "correct_to_wrong": 4 + 1, "wrong_to_correct": 1 + 4,
+                           "toward_majority": 8, "away_from_majority": 2}}
+    assert switches([{"gold": "no", "details": {}}]) == {}
