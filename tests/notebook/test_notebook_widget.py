@@ -38,7 +38,8 @@ async def test_form_has_every_control(scripted_settings):
     assert w.upload.multiple is True
     assert ".pdf" in w.upload.accept and ".md" in w.upload.accept
     assert [v for _, v in w.preset.options] == ["config", "local", "scripted", "anthropic", "ollama", "custom"]
-    assert [v for _, v in w.procedure_choice.options] == ["decision"]  # from the registry
+    options = [v for _, v in w.procedure_choice.options]
+    assert options[0] == "decision" and options == [info.name for info in available()]  # from the registry
     params = w.params  # generated from the procedure's Parameters
     assert (params["jury_size"].value, params["jury_threshold"].value) == (5, 3)
     assert type(params["jury_size"]).__name__ == "IntSlider" and type(params["rule"]).__name__ == "Dropdown"
