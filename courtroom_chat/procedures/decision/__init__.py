@@ -53,10 +53,16 @@ LABEL_MEANINGS = {
 
 
 def vote_phrases(motion: Motion) -> dict[str, str]:
-    """What a juror writes for each vote: the motion itself, its negation, or abstain (plain
+    """The motion itself, its negation, or abstain: what each vote commits to, in words (plain
     labels like "act" were measured to confuse small models about which side is which)."""
     return {"act": motion.yes or "the answer is yes", "do not act": motion.no or "the answer is no",
             "abstain": "abstain"}
+
+
+def juror_votes(motion: Motion, words: str) -> dict[str, str]:
+    """What a juror writes for each vote: the motion's own words (``vote_words = "motion"``), or
+    a plain yes / no, each explained by the motion's words in the prompt (``"yes_no"``)."""
+    return vote_phrases(motion) if words == "motion" else {"act": "yes", "do not act": "no", "abstain": "abstain"}
 
 
 def motion_of(question: str, written: str = "") -> Motion:
@@ -94,6 +100,8 @@ class Parameters(BaseModel):
     min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
     min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
     shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
+    vote_words: Literal["motion", "yes_no"] = Field("motion", description="What a juror's vote says: the motion's own "
+                                                    "words, or yes / no (each explained by the motion)")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
@@ -279,8 +287,10 @@ class DecisionCourt(Procedure):
     def juror_prompt(self, court: Court, number: int, persona: str, motion: Motion, record: str,
                      labels: list[str] | None = None) -> str:
         p = court.params
-        phrases = vote_phrases(motion)
-        lines = "\n".join(f'  - "{phrases[label]}": {LABEL_MEANINGS[label]}' for label in labels or VOTE_LABELS)
+        phrases, votes = vote_phrases(motion), juror_votes(motion, p.vote_words)
+        meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
+                   f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
+        lines = "\n".join(f'  - "{votes[label]}": {meaning[label]}' for label in labels or VOTE_LABELS)
         return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
                            motion=phrases["act"], refusal=phrases["do not act"], labels=lines)
 
@@ -566,7 +576,7 @@ class DecisionCourt(Procedure):
             schema["properties"].pop(name)
             schema["required"].remove(name)
 
-        phrases = vote_phrases(motion)
+        phrases = juror_votes(motion, p.vote_words)
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, p.min_juror_words, phrases)

@@ -1,0 +1,128 @@
+"""Does the jury follow the evidence? The jury stage alone, on the twenty clear-cut decisions
+of bench/evidence_following, with everything else held still.
+
+    python bench/jury_following.py --model qwen2.5-coder-1.5b [--param vote_words=yes_no] [--limit N]
+
+The prosecutor, the defense and the judge run on the scripted backend (their demo replies:
+verified quotes from the evidence, the same for every variant), and only the jurors run on the
+embedded model, so a change to the jurors' prompt or vote is measured on its own, in about a
+quarter of a whole trial's time. ``--param KEY=VALUE`` sets a [procedures.decision] parameter
+(repeatable), so two jury designs are compared on the same cases and seeds.
+
+Prints, per case, each juror's vote and whether it follows the evidence, and in all: jurors who
+follow the evidence, each way; juries whose majority does; and how often a juror voted for the
+option listed first in its prompt (a position bias would show there, with labels shuffled).
+It runs through the evaluation harness, so it is resumable and every trial is a stored run.
+Figures only: nothing passes or fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from courtroom_chat.config import Settings  # noqa: E402
+from courtroom_chat.evaluation import evaluate  # noqa: E402
+from courtroom_chat.store import RunStore  # noqa: E402
+
+CASES = HERE / "evidence_following" / "cases.jsonl"
+SIDE = {"guilty": "yes", "not_guilty": "no", "abstain": "abstain"}
+LABEL = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain"}
+
+
+def value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def jury_rows(store: RunStore, rows: list[dict]) -> list[dict]:
+    """Each court trial's jurors: vote, the side it stands for, and the label listed first."""
+    out = []
+    for row in rows:
+        if not row.get("run_id"):
+            continue
+        record = store.read(row["run_id"])
+        orders = record.outputs.get("orders") or {}
+        jurors = (record.outputs.get("jury") or {}).get("jurors", [])
+        for juror in jurors:
+            labels = (orders.get(f"juror-{juror['number']}") or {}).get("labels") or []
+            out.append({"item": row["item"], "gold": row["gold"], "juror": juror["number"],
+                        "temperature": juror.get("temperature"), "status": juror.get("status"),
+                        "side": SIDE.get(juror.get("vote") or "", "failed"),
+                        "first": bool(labels) and LABEL.get(juror.get("vote") or "") == labels[0]})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a [procedures.decision] parameter for this run (repeatable)")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--runs-dir", default=None, help="default: bench/results/jury-following-runs/<params>")
+    args = parser.parse_args()
+    params = {}
+    for pair in args.param:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            parser.error(f"--param takes KEY=VALUE, got {pair!r}")
+        params[key.strip()] = value(raw.strip())
+    juror = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
+    tag = "-".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
+    runs_dir = args.runs_dir or str(HERE / "results" / "jury-following-runs" / tag)
+    settings = Settings().with_overrides({
+        "runs": {"dir": runs_dir},
+        "models": {"default": "scripted", "juror": juror},
+        "procedures": {"decision": params},
+    })
+    started = time.perf_counter()
+    ev = evaluate(str(CASES), baselines=[], limit=args.limit, seed=args.seed, settings=settings, progress=True)
+    rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r["method"] == "court" and r.get("framing") != "mirror"]
+    jurors = jury_rows(RunStore(runs_dir), rows)
+
+    print(f"\n## Jury following: jurors on {juror}, {tag}, {time.strftime('%Y-%m-%d')}\n")
+    print("| case | gold | votes (juror 1..n) | jury |")
+    print("|---|---|---|---|")
+    for row in rows:
+        mine = [j for j in jurors if j["item"] == row["item"]]
+        votes = " ".join(j["side"] for j in sorted(mine, key=lambda j: j["juror"]))
+        print(f"| {row['item']} | {row['gold']} | {votes} | {row['predicted']} |")
+    print("\n| measure | Yes cases | No cases |")
+    print("|---|---|---|")
+    line = []
+    for gold_side in ("yes", "no"):
+        mine = [j for j in jurors if j["gold"] == gold_side]
+        line.append(f"{sum(j['side'] == gold_side for j in mine)}/{len(mine)}")
+    print(f"| jurors whose vote follows the evidence | {line[0]} | {line[1]} |")
+    line = []
+    for gold_side in ("yes", "no"):
+        mine = [r for r in rows if r["gold"] == gold_side]
+        line.append(f"{sum(r['predicted'] == gold_side for r in mine)}/{len(mine)}")
+    print(f"| juries (the trial's answer) that follow it | {line[0]} | {line[1]} |")
+    sides = Counter(j["side"] for j in jurors)
+    voted = [j for j in jurors if j["status"] == "voted"]
+    print(f"\nVotes: {dict(sides)}. Voted for the option listed first: {sum(j['first'] for j in voted)}/{len(voted)} "
+          f"(with three options shuffled, 1/3 is no position bias).")
+    by_t: dict[float, list[int]] = {}
+    for j in jurors:
+        tally = by_t.setdefault(j["temperature"], [0, 0])
+        tally[0] += j["side"] == j["gold"]
+        tally[1] += 1
+    print("Per temperature, votes that follow the evidence: "
+          + ", ".join(f"{t:g}: {a}/{n}" for t, (a, n) in sorted(by_t.items(), key=lambda kv: kv[0] or 0)))
+    print(f"\nWall time {time.perf_counter() - started:.0f} s. Runs: {runs_dir}; report: {ev.folder / 'report.md'}")
+
+
+if __name__ == "__main__":
+    main()
