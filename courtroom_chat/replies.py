@@ -73,6 +73,41 @@ FOREIGN = "\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 _FOREIGN = re.compile(f"[{FOREIGN}]")
 
 
+_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+
+
+def unfinished(text: str) -> bool:
+    """True when prose stops mid-sentence: it does not end with . ! ? or …, with any closing
+    quote or bracket after. A field cut at its length limit always does."""
+    t = text.strip()
+    return bool(t) and not _SENTENCE_END.search(t)
+
+
+def finished(text: str) -> str:
+    """Prose that stops mid-sentence, shortened by the code: to its last whole sentence, or, if
+    it has none, to its last whole word with "…". Text that ends properly is returned as it is."""
+    t = text.strip()
+    if not unfinished(t):
+        return t
+    ends = [m.end() for m in re.finditer(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s)", t)]
+    if ends:
+        return t[:ends[-1]]
+    head = t.rsplit(None, 1)[0] if " " in t else t
+    return head.rstrip(",;:-\u2013\u2014 ") + "\u2026"
+
+
+def unfinished_problems(fields: dict[str, str]) -> list[Problem]:
+    """One problem per prose field that stops mid-sentence, quoting its last words, so the
+    repair asks for the short form instead of the code cutting it."""
+    problems = []
+    for name, text in fields.items():
+        if unfinished(text):
+            tail = " ".join(text.split()[-6:])
+            problems.append(Problem("unfinished", f'the {name} stops mid-sentence ("…{tail}"); say it in fewer '
+                                                  "words and end it with a full stop"))
+    return problems
+
+
 def latin_script(text: str) -> bool:
     """Whether ``text`` is written in a Latin script (fewer than 1% CJK characters)."""
     letters = sum(1 for c in text if c.isalpha())

@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# No timing decides a test here (the machines are shared and noisy): Hypothesis's 200 ms
+# deadline per example failed a property test under load, so it is off for every test.
+hypothesis_settings.register_profile("courtroom", deadline=None)
+hypothesis_settings.load_profile("courtroom")
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"

@@ -73,7 +73,7 @@ def test_dry_run_prints_prompts_and_stores_nothing(runs_dir):
 
 def test_script_file_drives_the_scripted_backend(tmp_path):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"juror": {"reasoning": "word " * 60, "vote": "do not act"}}))
+    script.write_text(json.dumps({"juror": {"reasoning": "word " * 59 + "word.", "vote": "do not act"}}))
     result = invoke("run", CASES / "code-commit.json", "--script", script, "--format", "json")
     assert result.exit_code == 0
     data = json.loads(result.stdout)

@@ -72,21 +72,21 @@ async def test_result_has_the_courtroom_poc_fields(scripted_settings):
 
 async def test_the_jury_majority_decides_either_way_and_the_judge_writes_the_ruling(scripted_settings):
     for vote, decision in (("do not act", "not_guilty"), ("act", "guilty")):
-        backend = ScriptedBackend(script={"juror": [{"reasoning": "word " * 60, "vote": vote}]})
+        backend = ScriptedBackend(script={"juror": [{"reasoning": "word " * 59 + "word.", "vote": vote}]})
         record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run()
         assert record.verdict.decision == decision and record.verdict.decided_by == "jury"
         [judge] = [c for c in record.calls if c.role == "judge"]
         assert judge.messages[1]["content"].count(f'The jury decided "{vote}" by its majority') == 1
         assert [c.kind for c in record.outcome.confidences] == ["vote_share", "evidence", "self_reported"]
     # short of the threshold either way, the judge decides
-    tied = ScriptedBackend(script={"juror": [{"reasoning": "word " * 60, "vote": v} for v in
+    tied = ScriptedBackend(script={"juror": [{"reasoning": "word " * 59 + "word.", "vote": v} for v in
                                              ("act", "do not act", "abstain", "act", "do not act")]})
     record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": tied}).run()
     assert record.verdict.decided_by == "judge"
 
 
 async def test_the_first_release_rule_acquits_below_threshold_without_the_judge(scripted_settings):
-    script = {"juror": [{"reasoning": "word " * 60, "vote": "do not act"}]}
+    script = {"juror": [{"reasoning": "word " * 59 + "word.", "vote": "do not act"}]}
     backend = ScriptedBackend(script=script)
     scripted_settings = scripted_settings.with_params("decision", {"rule": "threshold"})
     record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run()

@@ -361,3 +361,37 @@ async def test_jurors_weigh_both_sides_exhibits_as_one_list_with_no_side_named(s
                  record.defense.alternative):
         assert spin not in prompt
     assert not re.search(r"(?i)filed by|prosecution'?s? exhibits|defense'?s? exhibits", jury_part)
+
+
+CUT = ("The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act. "
+       "The jury")  # a rationale cut at its length limit, as the 1.5B's was (issue 10)
+
+
+async def test_prose_that_stops_mid_sentence_is_repaired_once_with_its_last_words(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
+    whole = cut | {"rationale": "The retry fix works and the jury agreed."}
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [cut, whole]}, scripted_settings)
+    first, second = [c for c in backend.calls if c.role == "judge"]
+    correction = second.repairs[0][1]
+    assert "the rationale stops mid-sentence" in correction and "…2 not to act. The jury" in correction
+    assert record.verdict.rationale == "The retry fix works and the jury agreed."
+    assert "unfinished" not in rules(record)
+
+
+async def test_prose_still_cut_after_the_repair_ends_at_its_last_whole_sentence(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING + " The fix", "vote": "act"} for i in range(1, 6)}
+    cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
+    record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": cut}, scripted_settings)
+    assert record.verdict.rationale == "The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act."
+    assert "unfinished" in rules(record)  # shown on the verdict as a warning, not hidden
+    assert all(j.reasoning == GOOD_REASONING for j in record.jury.jurors)  # "The fix" dropped, not left dangling
+
+
+def test_finished_shortens_at_a_sentence_or_a_word_never_mid_word():
+    from courtroom_chat.replies import finished, unfinished
+
+    assert not unfinished('Done (see exhibit 2).') and not unfinished('He said "go."') and not unfinished("Wait…")
+    assert finished("This will result in a 38%") == "This will result in a…"
+    assert finished("All tests pass. Two approvals. 12% of sessions cra") == "All tests pass. Two approvals."
+    assert finished("Ends well.") == "Ends well."

@@ -271,7 +271,7 @@ class ChatServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 90.0) -> None:
+    def start(self, timeout: float = 240.0) -> None:
         import subprocess
         import sys
         import time
@@ -514,7 +514,7 @@ class Postgres:
         if done.returncode:
             raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
 
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 240.0) -> None:
         data = self.dir / "data"
         if not data.exists():
             self._run("initdb", "-D", str(data), "-U", "court", "--auth=trust", "-E", "UTF8", "--no-sync")

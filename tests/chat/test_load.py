@@ -78,4 +78,5 @@ def test_ten_sessions_at_once_each_get_their_own_verdict(chat_server, chat_login
         names = {s["name"] for s in result["seen"].values() if s["type"] == "tool"}
         assert {"Prosecution", "Defense", "Jury", "Judge"} <= names
     assert not records
-    assert elapsed < 60, f"ten concurrent trials took {elapsed:.1f} s"
+    # concurrency is asserted by the overlap above, never by a timing (shared, noisy machines)
+    print(f"ten concurrent trials took {elapsed:.1f} s")

@@ -23,7 +23,7 @@ from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text, quote_choices
 from ...motion import Motion, from_phrase, motion_problems, parse
 from ...records import Outcome, RunRecord
-from ...replies import text_class, text_pattern
+from ...replies import finished, text_class, text_pattern
 from ..base import Problem, Procedure, Role, literal_pattern, refine_schema, word_pattern
 from . import present
 from .answer import POLARITY, confidences, evidence_confidence, key_terms, vote_share
@@ -405,8 +405,8 @@ class DecisionCourt(Procedure):
             if not fixed and motion_problems(court.case.question, motion):
                 court.warn("prosecutor", "motion", f"no motion could be formed from the question (the prosecutor wrote "
                            f"\"{motion}\"); the answer will be a plain Yes or No")
-            prosecution = Prosecution(motion=motion, case_statement=reply.case_statement,
-                                      exhibits=exhibits, harm_analysis=reply.harm_analysis)
+            prosecution = Prosecution(motion=motion, case_statement=finished(reply.case_statement),
+                                      exhibits=exhibits, harm_analysis=finished(reply.harm_analysis))
             data = prosecution.model_dump(mode="json")
             court.finish(agent, prosecution, markdown=present.prosecution_markdown(data), repaired=answer.repaired,
                          title="Prosecutor", line=f"prosecutor: for \"{present.shorten(prosecution.motion, 60)}\"")
@@ -469,11 +469,11 @@ class DecisionCourt(Procedure):
                                      first=first, limit=room, attempt=2 if answer.repaired else 1,
                                      known={normalise_text(e.source_quote): e.number for e in prosecution.exhibits}, turned=turned)
             defense = Defense(
-                counter_argument=reply.counter_argument,
+                counter_argument=finished(reply.counter_argument),
                 exhibits=own,
                 turned=sorted(set(turned)),
                 exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in in_order(reply.exhibit_challenges, numbers)],
-                harm_dispute=reply.harm_dispute,
+                harm_dispute=finished(reply.harm_dispute),
                 alternative=reply.alternative,
             )
             data = defense.model_dump(mode="json")
@@ -606,7 +606,7 @@ class DecisionCourt(Procedure):
             else:
                 court.settle(agent, answer, skip={"juror_vote"})
                 juror.vote = VOTE_WORDS[label]  # type: ignore[assignment]
-                juror.reasoning = answer.value.text()
+                juror.reasoning = finished(answer.value.text())
                 juror.status = "voted"
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
@@ -674,9 +674,10 @@ class DecisionCourt(Procedure):
         schema = refine_schema(JudgeReply, {
             "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,240}} The defense {text}{{10,240}}{on_jury}{text}{{5,200}}$"}
+            # Bounds well above what the prompt asks for, so a sentence ends where the model ends it.
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,480}}[.] The defense {text}{{10,480}}[.]{on_jury}{text}{{5,400}}$"}
             if grammar else {"maxLength": 2400},
-            "rationale": prose(10, 330),
+            "rationale": prose(10, 700),
             "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", **prose(8, 250)}},
         })
         async with court.stage("judge", "Judge") as stage:
@@ -697,7 +698,7 @@ class DecisionCourt(Procedure):
             # The plain answer is built from the decision and the motion, never written by the
             # model, so it cannot contradict the decision or drift from the question.
             verdict = Verdict(
-                decision=decision, reasoning=reply.reasoning, rationale=reply.rationale,
+                decision=decision, reasoning=finished(reply.reasoning), rationale=finished(reply.rationale),
                 actions=[a.strip() for a in reply.actions if a.strip()], confidence=reply.confidence,
                 answer=self.motion(court, prosecution).answer(POLARITY[decision]), evidence_confidence=score, evidence_basis=basis,
                 decided_by="jury" if majority else "judge",

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from ...evidence import EvidenceIndex
+from ...replies import unfinished_problems
 from ..base import Problem, words
 from .answer import key_terms
 from .records import Exhibit, Jury
@@ -27,7 +28,7 @@ def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: 
                 f"exhibit {i}: the harm has {words(ex.harm)} words; state a concrete consequence in at least "
                 f"{min_harm_words} words"
             )))
-    return problems
+    return problems + unfinished_problems({"case_statement": reply.case_statement, "harm_analysis": reply.harm_analysis})
 
 
 def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagged: Any = None,
@@ -88,7 +89,7 @@ def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, 
             f"the counter_argument does not engage the prosecution's core claim ({motion}); "
             "answer that claim directly in two to four sentences"
         )))
-    return problems
+    return problems + unfinished_problems({"counter_argument": reply.counter_argument, "harm_dispute": reply.harm_dispute})
 
 
 _NOTHING = re.compile(r"^\W*(none|nothing|no facts?|n/?a|无|没有)\b", re.IGNORECASE)
@@ -114,7 +115,7 @@ def juror_problems(reply: JurorReply, min_words: int, votes: dict[str, str] | No
             problems.append(Problem("juror_contradiction", (
                 f'your facts support only "{votes[side]}" (you found none for "{votes[label]}"), yet you voted '
                 f'"{votes[label]}": vote for the side your facts support, or name the facts that support your vote')))
-    return problems
+    return problems + unfinished_problems({"reasoning": reply.reasoning})
 
 
 def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
@@ -126,7 +127,7 @@ def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
         problems.append(Problem("judge_split", f"the jury was split {jury.split()}; acknowledge the split in the reasoning"))
     if reply.decision == "act" and not [a for a in reply.actions if a.strip()]:
         problems.append(Problem("judge_actions", "you decided \"act\": list the concrete actions to take"))
-    return problems
+    return problems + unfinished_problems({"reasoning": reply.reasoning, "rationale": reply.rationale})
 
 
 __all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems"]
