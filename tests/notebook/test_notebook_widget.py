@@ -13,6 +13,7 @@ from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.config import Settings
 from courtroom_chat.frontends.notebook_view import markdown_html
 from courtroom_chat.notebook import Courtroom, TrialView
+from courtroom_chat.procedures import available
 from courtroom_chat.records import RunRecord
 from tests.pdfs import make_pdf
 
