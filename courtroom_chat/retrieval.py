@@ -273,7 +273,7 @@ class Retriever:
         cosine = [float(x) for x in self.vectors() @ embedder.embed([text])[0]]
         if self.method == "embedding":
             return cosine
-        return [(a + b) / 2 for a, b in zip(_scaled(cosine), _scaled(self._lexical(text)), strict=True)]
+        return fuse(cosine, self._lexical(text))
 
     def _lexical(self, text: str) -> list[float]:
         if self._bm25 is None:
@@ -303,5 +303,11 @@ def _scaled(values: list[float]) -> list[float]:
     return [0.0 if high == low else (v - low) / (high - low) for v in values]
 
 
+def fuse(dense: list[float], lexical: list[float]) -> list[float]:
+    """The hybrid score: the mean of the cosine and the BM25 score, each scaled to [0, 1] over
+    the same candidates (the retriever's pool; the knowledge base's chunks)."""
+    return [(a + b) / 2 for a, b in zip(_scaled(dense), _scaled(lexical), strict=True)] if dense else []
+
+
 __all__ = ["BM25", "METHODS", "MODEL_ID", "MODEL_SHA256", "Embedder", "Example", "Hit", "Retriever",
-           "default_cache_dir", "default_embedder", "disjoint", "fingerprint", "pool_key"]
+           "default_cache_dir", "default_embedder", "disjoint", "fingerprint", "fuse", "pool_key", "tokens"]
