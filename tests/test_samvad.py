@@ -368,3 +368,14 @@ def test_dry_run_plans_the_second_round_with_placeholders(tmp_path):
     result = CliRunner().invoke(app, ["run", str(CASES / "samvad-dowry-death.json"), "-b", "scripted", "--dry-run"])
     assert result.exit_code == 0, result.output
     assert not (tmp_path / "store").exists()
+
+
+def test_a_bench_over_a_corpus_with_no_readable_file_is_one_line(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "notes.docx").write_bytes(b"PK\x03\x04")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[kb]\ncorpus = "{tmp_path / "corpus"}"\npath = "{tmp_path / "store"}"\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(CASES / "samvad-theft.json"), "-b", "scripted", "--config", str(config)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    [line] = [x for x in result.output.splitlines() if x.startswith("error:")]
+    assert "holds no readable file for the knowledge base" in line

@@ -447,8 +447,9 @@ def kb_search(
 ) -> None:
     """Show what the agents would retrieve for a query: provision, score, the matching chunk."""
     kb = _knowledge_base(config, corpus, store)
-    if method is None or method != "bm25":
-        kb.build()
+    if (method or kb.method) != "bm25":  # BM25 needs no index; the others build it once if the corpus changed
+        kb.build(progress=lambda done, n: say(f"  indexing: embedded {done:,} of {n:,} chunks")
+                 if done == n or done % 1024 == 0 else None)
     out = console(stderr=False)
     hits = kb.search(query, k=k, method=method)
     if not hits:
