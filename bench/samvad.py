@@ -54,7 +54,7 @@ def summary(rows: list[dict]) -> dict:
         "consistency": consistency,
         "consistency_mean": round(statistics.fmean(consistency.values()), 3) if consistency else 0.0,
         "rounds": mean("rounds"), "agreement": mean("agreement"), "participation": mean("participation"),
-        "meaningful_per_adjudicator": mean("meaningful_per_adjudicator"), "grounding": mean("grounding"),
+        "meaningful_per_adjudicator": mean("meaningful_per_adjudicator"), "grounding": mean("grounding"), "counsel_grounding": mean("counsel_grounding"),
         "hung": sum(1 for r in done if r["verdict"] == "hung"),
         "citations_made": sum(r["citations"]["made"] for r in done),
         "citations_verified": sum(r["citations"]["verified"] for r in done),
@@ -88,14 +88,14 @@ async def main() -> None:
         report["arms"]["retrieval on" if retrieval else "retrieval off"] = {"summary": summary(rows), "runs": rows}
     lines = [f"# Retrieval-grounded bench: {args.backend}, {len(args.cases)} cases x {args.repeat} runs", "",
              f"Command: `uv run python {' '.join(sys.argv)}`", "",
-             "| arm | runs | hung | consistency | rounds | agreement | participation | meaningful/adj. | grounding | "
+             "| arm | runs | hung | consistency | rounds | agreement | participation | meaningful/adj. | grounding (counsels) | "
              "citations verified | response s (mean/median/min/max) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for arm, data in report["arms"].items():
         s = data["summary"]
         t = s["response_seconds"] or {"mean": 0, "median": 0, "min": 0, "max": 0}
         lines.append(f"| {arm} | {s['runs']} ({s['failed']} failed) | {s['hung']} | {s['consistency_mean']:.2f} | "
                      f"{s['rounds']:.2f} | {s['agreement']:.2f} | {s['participation']:.2f} | "
-                     f"{s['meaningful_per_adjudicator']:.2f} | {s['grounding']:.2f} | {s['citations_verified']}/"
+                     f"{s['meaningful_per_adjudicator']:.2f} | {s['grounding']:.2f} ({s['counsel_grounding']:.2f}) | {s['citations_verified']}/"
                      f"{s['citations_made']} | {t['mean']:.2f}/{t['median']:.2f}/{t['min']:.2f}/{t['max']:.2f} |")
     lines += ["", "Verdicts by case:", ""]
     for arm, data in report["arms"].items():

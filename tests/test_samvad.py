@@ -256,7 +256,7 @@ async def test_the_scripted_backend_runs_a_full_bench(case, tmp_path):
     out = record.outcome
     assert out.label in ("guilty", "not guilty", "hung") and out.label == doc["verdict"]
     m = doc["metrics"]
-    assert set(m) >= {"verdict", "rounds", "agreement", "participation", "meaningful_per_adjudicator", "grounding",
+    assert set(m) >= {"verdict", "rounds", "agreement", "participation", "meaningful_per_adjudicator", "grounding", "counsel_grounding",
                       "response_seconds", "citations"}
     assert set(m["response_seconds"]) == {"mean", "median", "min", "max"}
     assert m["participation"] == 1.0 and m["citations"]["made"] >= 4 and m["citations"]["verified"] == m["citations"]["made"]

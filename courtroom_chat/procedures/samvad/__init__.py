@@ -375,8 +375,10 @@ class SamvadBench(Procedure):
         final = flow["consensus"][-1]
         verdict = final["verdict"] or "hung"
         checks = self._checks(court)
+        spoken = [" ".join([court.record.outputs[role].get("argument", ""), *court.record.outputs[role].get("points", [])])
+                  for role, _ in COUNSELS if isinstance(court.record.outputs.get(role), dict)]
         run_metrics = metrics(b, rounds, p.adjudicators, verdict, final["agreement"], checks,
-                              [c.seconds for c in court.record.calls if c.seconds], p.min_words)
+                              [c.seconds for c in court.record.calls if c.seconds], p.min_words, spoken)
         run_metrics["retrieval"] = p.retrieval
         conformity = {"rounds": flow["rounds"], "changed": sum(r["changed"] for r in flow["rounds"]),
                       "toward": sum(r["toward"] for r in flow["rounds"]), "away": sum(r["away"] for r in flow["rounds"]),

@@ -145,7 +145,7 @@ def outcome_markdown(doc: dict[str, Any]) -> str:
         lines += ["", f"**Rounds skipped:** {conf['rounds_skipped']} (positions had stopped changing)"]
     lines += ["", "**Measured:** "
               f"agreement {m['agreement']:.0%} · participation {m['participation']:.0%} · meaningful statements per "
-              f"adjudicator {m['meaningful_per_adjudicator']:.2f} · argument grounding {m['grounding']:.0%} · citations "
+              f"adjudicator {m['meaningful_per_adjudicator']:.2f} · argument grounding {m['grounding']:.0%} (counsels {m['counsel_grounding']:.0%}) · citations "
               f"{m['citations']['verified']} of {m['citations']['made']} verified · response time mean "
               f"{t['mean']:.2f} s (median {t['median']:.2f}, min {t['min']:.2f}, max {t['max']:.2f}) · retrieval "
               f"{'on' if m['retrieval'] else 'off'}"]

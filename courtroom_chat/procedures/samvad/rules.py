@@ -139,7 +139,8 @@ def times(seconds: list[float]) -> dict[str, float]:
 
 
 def metrics(case: BenchCase, rounds: list[dict[str, dict[str, Any]]], seated: int, verdict: str, ratio: float,
-            checks: list[CitationCheck], seconds: list[float], min_words: int) -> dict[str, Any]:
+            checks: list[CitationCheck], seconds: list[float], min_words: int,
+            arguments: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
     """The published per-run metrics, plus citations made and verified."""
     statements = [s for r in rounds for s in r.values()]
     possible = seated * len(rounds)
@@ -150,6 +151,7 @@ def metrics(case: BenchCase, rounds: list[dict[str, dict[str, Any]]], seated: in
         "meaningful_per_adjudicator": round(sum(per.values()) / max(1, seated), 3),
         "meaningful_by_adjudicator": {f"adjudicator-{n}": per.get(f"adjudicator-{n}", 0) for n in range(1, seated + 1)},
         "grounding": grounding([s["justification"] for s in statements], case.keywords),
+        "counsel_grounding": grounding(list(arguments), case.keywords),  # the same share in the counsels' arguments
         "response_seconds": times(seconds),
         "citations": {"made": len(checks), "verified": sum(1 for c in checks if c.verified),
                       "unverified": sum(1 for c in checks if not c.verified)},
