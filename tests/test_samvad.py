@@ -379,3 +379,14 @@ def test_a_bench_over_a_corpus_with_no_readable_file_is_one_line(tmp_path):
     assert result.exit_code == 2 and "Traceback" not in result.output
     [line] = [x for x in result.output.splitlines() if x.startswith("error:")]
     assert "holds no readable file for the knowledge base" in line
+
+
+def test_case_inputs_from_the_command_line_one_charge_a_line():
+    runner = CliRunner()
+    ok = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i",
+                             "charges=Theft of a bicycle under IPC 379\nTrespass", "-i", "summary=A bicycle was taken."])
+    assert ok.exit_code == 0, ok.output
+    assert "Theft of a bicycle under IPC 379; Trespass" in ok.stdout
+    missing = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i", "summary=A bicycle."])
+    assert missing.exit_code == 2 and "Traceback" not in missing.output
+    assert missing.output.strip().splitlines()[-1].startswith("error: case: the case has no charges")

@@ -29,7 +29,7 @@ class BenchCase(BaseModel):
     title: str = ""
     accused: str = ""
     summary: str = Field(min_length=1)
-    charges: list[str]
+    charges: list[str] = Field(default_factory=list)  # none: refused with one line (see validated)
     law: str = ""  # a simplified explanation of the relevant law
     prosecution_evidence: list[str] = Field(default_factory=list)
     defense_evidence: list[str] = Field(default_factory=list)
@@ -38,7 +38,7 @@ class BenchCase(BaseModel):
     @field_validator("charges", "prosecution_evidence", "defense_evidence", "keywords", mode="before")
     @classmethod
     def _listed(cls, v: Any) -> Any:
-        return ([v] if v.strip() else []) if isinstance(v, str) else v
+        return v.splitlines() if isinstance(v, str) else v  # one a line (--input charges=…)
 
     @field_validator("charges", "prosecution_evidence", "defense_evidence", "keywords")
     @classmethod
