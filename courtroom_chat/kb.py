@@ -19,7 +19,8 @@ metadata. Dense search embeds the chunks with the project's MiniLM (``retrieval.
 on the CPU, offline) into ChromaDB, given as the collection's embedding function so Chroma
 never loads its own; the store is embedded and persistent (``PersistentClient``) or a
 ``chroma run`` server (``HttpClient``), by ``[kb] store``. Lexical search is the project's
-BM25 over the same chunks; hybrid is their scaled mean (``retrieval.fuse``). Results are
+BM25 over the same chunks; hybrid mixes both, each scaled over the chunks (``retrieval.fuse``),
+leaning on BM25 as far as the query's own words occur in the best chunk. Results are
 provisions, each at its best chunk.
 
 The collection is named after a hash of the corpus (every provision, the chunk size, the
@@ -67,6 +68,10 @@ NAMED_LONG = re.compile(r"\b(section|article)\s+(\d+[A-Z]{0,2})\s+of\s+the\s+(In
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".pdf")
 COLLECTION_PREFIX = "kb_"
 DENSE_CANDIDATES = 100  # chunks the store returns for the hybrid's dense half
+# The hybrid leans on BM25 as far as the query's own words occur in the best chunk (BM25.match,
+# raised to this power): a statute's wording is found lexically, a plain-language situation by
+# the embedding. Chosen on bench/samvad/questions.jsonl (the same set it is measured on).
+LEXICAL_TRUST = 3
 
 
 @dataclass(frozen=True)
@@ -540,7 +545,9 @@ class KnowledgeBase:
             cosine = [floor] * len(chunks)
             for i, s in near:
                 cosine[i] = s
-            scored = list(enumerate(fuse(cosine, self.lexical(query))))
+            lexical = self.lexical(query)
+            weight = self._bm25.match(query) ** LEXICAL_TRUST if self._bm25 else 0.5
+            scored = list(enumerate(fuse(cosine, lexical, weight)))
         scored.sort(key=lambda p: (-p[1], p[0]))
         hits: list[KBHit] = []
         seen: set[str] = set()

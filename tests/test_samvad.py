@@ -390,3 +390,13 @@ def test_case_inputs_from_the_command_line_one_charge_a_line():
     missing = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i", "summary=A bicycle."])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
     assert missing.output.strip().splitlines()[-1].startswith("error: case: the case has no charges")
+
+
+def test_the_hybrid_leans_on_bm25_only_when_the_query_uses_the_statutes_words():
+    from courtroom_chat.retrieval import BM25, fuse
+
+    bm = BM25(["whoever commits theft shall be punished", "whoever causes death by negligence", "the right of private defence"])
+    assert bm.match("whoever commits theft shall be punished") > 0.9
+    assert bm.match("someone took my phone") < 0.3 and bm.match("zzz qqq") == 0.0
+    assert fuse([1.0, 0.0], [0.0, 1.0]) == [0.5, 0.5]  # the classification retriever's mean, unchanged
+    assert fuse([1.0, 0.0], [0.0, 1.0], weight=0.0) == [1.0, 0.0]
