@@ -400,3 +400,18 @@ def test_the_hybrid_leans_on_bm25_only_when_the_query_uses_the_statutes_words():
     assert bm.match("someone took my phone") < 0.3 and bm.match("zzz qqq") == 0.0
     assert fuse([1.0, 0.0], [0.0, 1.0]) == [0.5, 0.5]  # the classification retriever's mean, unchanged
     assert fuse([1.0, 0.0], [0.0, 1.0], weight=0.0) == [1.0, 0.0]
+
+
+def test_the_evaluation_harness_scores_the_bench_and_counts_its_switches(tmp_path):
+    (tmp_path / "cctv.txt").write_text("The CCTV shows the accused taking the phone from the counter and leaving.\n")
+    rows = [{"id": "a", "question": "Is the accused guilty of theft under IPC 379?", "context": ["cctv.txt"], "answer": "yes"},
+            {"id": "b", "question": "Is the accused guilty of cheating under IPC 420?", "context": ["cctv.txt"], "answer": "no"}]
+    dataset = tmp_path / "bench.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", str(dataset), "-p", "samvad", "--baseline", "none", "-b", "scripted",
+                                      "--config", str(_config(tmp_path)), "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    [summary] = list((tmp_path / "runs" / "evals").glob("*/summary.json"))
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["procedure"] == "samvad" and data["items"] == 2
+    assert data["rounds"]["court"]  # the adjudicators' moves between rounds, scored against the gold
