@@ -364,10 +364,16 @@ def test_the_example_cases_have_every_field():
         assert len(b.prosecution_evidence) >= 3 and len(b.defense_evidence) >= 2
 
 
-def test_dry_run_plans_the_second_round_with_placeholders(tmp_path):
-    result = CliRunner().invoke(app, ["run", str(CASES / "samvad-dowry-death.json"), "-b", "scripted", "--dry-run"])
-    assert result.exit_code == 0, result.output
-    assert not (tmp_path / "store").exists()
+async def test_dry_run_plans_every_round_without_indexing(tmp_path):
+    settings = kb_settings(tmp_path)
+    events = []
+    await Trial(load_case(CASES / "samvad-dowry-death.json"), settings, store=None, dry_run=True).run(events.append)
+    planned = [e for e in events if e.type == "prompt_planned"]
+    assert [e.role for e in planned] == ["judge", "prosecution", "defense"] + ["adjudicator"] * 10
+    judge = planned[0].messages[-1]["content"]
+    assert "[the provisions retrieved from the knowledge base for this query]" in judge
+    assert "[the statement of the last round]" in planned[-1].messages[-1]["content"]
+    assert not (tmp_path / "store").exists()  # a dry run indexes nothing
 
 
 def test_a_bench_over_a_corpus_with_no_readable_file_is_one_line(tmp_path):
