@@ -108,6 +108,19 @@ class RunsSettings(_Section):
     dir: str = ""  # empty: the user data dir
 
 
+class KBSettings(_Section):
+    """The legal knowledge base (courtroom_chat/kb.py): its corpus, its vector store, its search."""
+
+    corpus: str = ""  # a folder of statute JSON files; empty: $COURTROOM_KB_CORPUS, else ../shared/data/india_law
+    user_corpus: str = ""  # a folder of your own text, Markdown, PDF or JSON files, added to the corpus
+    store: Literal["embedded", "server"] = "embedded"  # embedded: Chroma's persistent client; server: `chroma run`
+    path: str = ""  # the embedded store's folder; empty: the user cache dir's kb/
+    host: str = "127.0.0.1"  # the server store
+    port: int = Field(8000, ge=1, le=65535)
+    method: Literal["embedding", "bm25", "hybrid"] = "hybrid"
+    chunk_chars: int = Field(900, ge=200, le=4000)  # a chunk's text, its heading included
+
+
 class Settings(_Section):
     """Every setting of a trial. Frozen: derive a changed copy with ``with_overrides``."""
 
@@ -121,6 +134,7 @@ class Settings(_Section):
     local: LocalSettings = LocalSettings()
     scripted: ScriptedSettings = ScriptedSettings()
     runs: RunsSettings = RunsSettings()
+    kb: KBSettings = KBSettings()
 
     @model_validator(mode="before")
     @classmethod

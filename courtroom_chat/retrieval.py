@@ -188,6 +188,13 @@ class BM25:
         n = len(self.docs)
         self.idf = {term: max(0.0, math.log((n - f + 0.5) / (f + 0.5) + 1)) for term, f in frequency.items()}
 
+    def match(self, query: str) -> float:
+        """How well the best text matches the query's own words, 0-1: its score over the score of a
+        text of average length holding each of the query's known words once (a query in the
+        texts' own wording comes near 1; a paraphrase in other words stays low)."""
+        ideal = sum(self.idf[t] for t in set(tokens(query)) if t in self.idf)
+        return min(1.0, max(self.scores(query), default=0.0) / ideal) if ideal else 0.0
+
     def scores(self, query: str) -> list[float]:
         terms = [t for t in set(tokens(query)) if t in self.idf]
         out = []
@@ -273,7 +280,7 @@ class Retriever:
         cosine = [float(x) for x in self.vectors() @ embedder.embed([text])[0]]
         if self.method == "embedding":
             return cosine
-        return [(a + b) / 2 for a, b in zip(_scaled(cosine), _scaled(self._lexical(text)), strict=True)]
+        return fuse(cosine, self._lexical(text))
 
     def _lexical(self, text: str) -> list[float]:
         if self._bm25 is None:
@@ -303,5 +310,14 @@ def _scaled(values: list[float]) -> list[float]:
     return [0.0 if high == low else (v - low) / (high - low) for v in values]
 
 
+def fuse(dense: list[float], lexical: list[float], weight: float = 0.5) -> list[float]:
+    """The hybrid score: the cosine and the BM25 score, each scaled to [0, 1] over the same
+    candidates (the retriever's pool; the knowledge base's chunks), mixed with ``weight`` on the
+    lexical side (0.5: their mean)."""
+    if not dense:
+        return []
+    return [(1 - weight) * a + weight * b for a, b in zip(_scaled(dense), _scaled(lexical), strict=True)]
+
+
 __all__ = ["BM25", "METHODS", "MODEL_ID", "MODEL_SHA256", "Embedder", "Example", "Hit", "Retriever",
-           "default_cache_dir", "default_embedder", "disjoint", "fingerprint", "pool_key"]
+           "default_cache_dir", "default_embedder", "disjoint", "fingerprint", "fuse", "pool_key", "tokens"]

@@ -395,6 +395,71 @@ def models_pull(model: str = typer.Argument(..., help="The model id, e.g. qwen2.
     say(f"{entry.id}: downloaded from {entry.repo} and verified (sha256 {entry.sha256}) at {path}", stderr=False)
 
 
+kb_app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                     help="The legal knowledge base the bench retrieves from ([kb] in config.toml).")
+app.add_typer(kb_app, name="kb")
+
+
+def _knowledge_base(config: Path | None, corpus: Path | None, store: str | None) -> Any:
+    from ..kb import KnowledgeBase
+
+    settings = _settings(config, None, None, None)
+    kb = settings.kb
+    if corpus is not None:
+        kb = kb.model_copy(update={"user_corpus": str(corpus)})
+    if store is not None:
+        if store not in ("embedded", "server"):
+            from ..errors import InputError
+
+            raise InputError(f"unknown store '{store}'; use embedded or server")
+        kb = kb.model_copy(update={"store": store})
+    return KnowledgeBase.from_settings(kb)
+
+
+@kb_app.command("build")
+@guarded
+def kb_build(
+    config: Path | None = typer.Option(None, "--config"),
+    corpus: Path | None = typer.Option(None, "--corpus", help="A folder of your own .txt, .md, .pdf or .json files to add."),
+    store: str | None = typer.Option(None, "--store", help="embedded or server (default: [kb] store)."),
+    force: bool = typer.Option(False, "--force", help="Build again even when the corpus has not changed."),
+) -> None:
+    """Index the corpus (once: an unchanged corpus reuses its index); print build time and size."""
+    kb = _knowledge_base(config, corpus, store)
+    total = len(kb.chunks)  # a missing or unreadable corpus fails here, in one line, before anything is shown
+    say(f"read {', '.join(str(f) for f in kb.folders)}")
+    report = kb.build(force=force, progress=lambda done, n: say(f"  embedded {done:,} of {n:,} chunks")
+                      if done == n or done % 1024 == 0 else None)
+    sources = ", ".join(f"{k} {v}" for k, v in report.sources.items())
+    say(f"{report.line()}\nsources: {sources} ({total:,} chunks)", stderr=False)
+
+
+@kb_app.command("search")
+@guarded
+def kb_search(
+    query: str = typer.Argument(..., help="What to look for, in the statute's words or as a situation."),
+    k: int = typer.Option(5, "-k", help="Provisions to show."),
+    method: str | None = typer.Option(None, "--method", help="embedding, bm25 or hybrid (default: [kb] method)."),
+    config: Path | None = typer.Option(None, "--config"),
+    corpus: Path | None = typer.Option(None, "--corpus", help="A folder of your own files to add."),
+    store: str | None = typer.Option(None, "--store", help="embedded or server."),
+    full: bool = typer.Option(False, "--full", help="Print each chunk whole."),
+) -> None:
+    """Show what the agents would retrieve for a query: provision, score, the matching chunk."""
+    kb = _knowledge_base(config, corpus, store)
+    if (method or kb.method) != "bm25":  # BM25 needs no index; the others build it once if the corpus changed
+        kb.build(progress=lambda done, n: say(f"  indexing: embedded {done:,} of {n:,} chunks")
+                 if done == n or done % 1024 == 0 else None)
+    out = console(stderr=False)
+    hits = kb.search(query, k=k, method=method)
+    if not hits:
+        say("no provision matched; try other words", stderr=False)
+    for h in hits:
+        body = " ".join(h.chunk.text.split("\n", 1)[-1].split())
+        out.print(f"{h.rank}. [{h.provision.key}] {h.chunk.text.splitlines()[0]}  (score {h.score:.3f})", soft_wrap=True)
+        out.print(f"   {body if full else body[:300] + ('…' if len(body) > 300 else '')}", soft_wrap=True)
+
+
 @config_app.command("init")
 @guarded
 def config_init(

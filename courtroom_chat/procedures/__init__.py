@@ -48,6 +48,12 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "the facts; a why trace quotes and verifies every fact. For trial transcripts (criminal or civil).",
         "courtroom_chat.procedures.supreme:SupremeCourt",
     ),
+    "samvad": ProcedureInfo(
+        "samvad", "Retrieval-grounded bench",
+        "A judge and two counsels cite statutes retrieved from a legal knowledge base (Indian law), every citation "
+        "checked; a bench of adjudicators deliberates in rounds until consensus, or is hung.",
+        "courtroom_chat.procedures.samvad:SamvadBench",
+    ),
 }
 
 

@@ -25,6 +25,7 @@ from ...court import Agent, Court
 from ...errors import BackendError, RoleOutputError
 from ...evidence import EvidenceIndex, quote_choices
 from ...records import Confidence, Outcome, RunRecord
+from .. import deliberation
 from ..base import Procedure, Role, refine_schema
 from ..decision.present import shorten
 from ..decision.rules import quote_problems
@@ -156,9 +157,7 @@ class SupremeCourt(Procedure):
                           previous: dict[str, dict[str, Any]]) -> str:
         """Round ``round_``: the other opinions under letters in this justice's own seeded order."""
         me = f"justice-{n}"
-        others = [k for k in previous if k != me]
-        court.rng(me, f"peers@{round_}").shuffle(others)
-        peers = [(f"Justice {present.letter(i)}", previous[k]) for i, k in enumerate(others)]
+        peers = deliberation.peers(court, me, previous, round_, "Justice")
         own = previous.get(me)
         name, _ = court.params.seat(n)
         return self.render(
@@ -209,11 +208,11 @@ class SupremeCourt(Procedure):
             flow["rounds_held"] = round_
             tokens = sum(c.usage.prompt_tokens + c.usage.output_tokens for c in court.record.calls[before_calls:])
             left = p.rounds - round_
-            unanimous = len(set(votes.values())) == 1
-            if p.stop_when_stable and left and ((round_ == 1 and unanimous) or (moves and moves[-1]["changed"] == 0)):
+            why = deliberation.stop_reason(round_, left, votes, moves) if p.stop_when_stable else ""
+            if why:
                 flow["rounds_skipped"], flow["tokens_saved"] = left, tokens * left
                 court.warn("court", "stopped_early", (
-                    f"the conference ended after round {round_}: {'the bench was unanimous' if round_ == 1 else 'no justice changed position'}; "
+                    f"the conference ended after round {round_}: {'the bench was unanimous' if why == 'unanimous' else 'no justice changed position'}; "
                     f"{left} round{'s' if left != 1 else ''} not held, about {tokens * left:,} tokens saved"))
                 break
         return rounds, flow

@@ -4,15 +4,10 @@ jury's agreement)."""
 
 from __future__ import annotations
 
-from string import ascii_uppercase
 from typing import Any
 
 from ..decision.present import shorten
-
-
-def letter(n: int) -> str:
-    """Justice A, B, … Z, AA, AB: peers are named by letter, never by seat."""
-    return ascii_uppercase[n] if n < 26 else ascii_uppercase[n // 26 - 1] + ascii_uppercase[n % 26]
+from ..deliberation import letter  # noqa: F401 - peers are named by letter, never by seat
 
 
 def opinion_markdown(o: dict[str, Any]) -> str:

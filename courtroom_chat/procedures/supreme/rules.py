@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..base import Problem, words
+from ..deliberation import conformity as shared_conformity
 from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
 
 
@@ -106,15 +107,6 @@ def jury_verdict(votes: list[str], seated: int, needed: int, standard: Standard)
 
 def conformity(before: dict[str, str], after: dict[str, str], standard: Standard) -> dict[str, object]:
     """Who changed between two rounds, and whether toward or away from the earlier majority."""
-    previous = majority(before, standard) if before else ""
-    moves = []
-    for name, label in after.items():
-        old = before.get(name)
-        if old is None or old == label:
-            continue
-        moves.append({"justice": name, "from": old, "to": label, "from_side": standard.polarity(old),
-                      "to_side": standard.polarity(label),
-                      "direction": "toward the majority" if label == previous else "away from the majority"})
-    toward = sum(1 for m in moves if m["direction"] == "toward the majority")
-    return {"previous_majority": previous, "changed": len(moves), "toward": toward, "away": len(moves) - toward,
-            "moves": moves, "majority_held": bool(after) and majority(after, standard) == previous}
+    moved = shared_conformity(before, after, majority(before, standard) if before else "", standard.polarity,
+                              who="justice")
+    return {**moved, "majority_held": bool(after) and majority(after, standard) == moved["previous_majority"]}

@@ -1,0 +1,98 @@
+"""The knowledge base's retrieval quality: recall@5 and MRR of dense, lexical and hybrid search
+over the labelled questions in bench/samvad/questions.jsonl (half in a statute's own words,
+half plain-language situations, each with the sections that answer it). Embeddings only: no
+language model is run.
+
+    uv run python bench/samvad_retrieval.py --out bench/results/samvad-retrieval
+
+recall@k: the share of a question's answering sections among the top k provisions, averaged
+over the questions; hit@k: the share of questions with at least one in the top k; MRR: the
+mean of 1/rank of the first answering section (0 when none is in the top 20). Writes
+<out>.json and <out>.md, and prints the table. The index is built first if the corpus changed;
+its build time and size are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtroom_chat.config import load_settings  # noqa: E402
+from courtroom_chat.kb import KnowledgeBase  # noqa: E402
+
+QUESTIONS = ROOT / "bench" / "samvad" / "questions.jsonl"
+METHODS = ("embedding", "bm25", "hybrid")
+DEPTH = 20
+
+
+def score(kb: KnowledgeBase, questions: list[dict], method: str, k: int) -> dict:
+    rows = []
+    for q in questions:
+        hits = [h.provision.key for h in kb.search(q["question"], k=DEPTH, method=method)]
+        answers = set(q["answers"])
+        top = hits[:k]
+        first = next((i for i, key in enumerate(hits, 1) if key in answers), None)
+        rows.append({"id": q["id"], "kind": q["kind"], "recall": len(answers & set(top)) / len(answers),
+                     "hit": bool(answers & set(top)), "rr": 1 / first if first else 0.0, "top": top})
+    out = {}
+    for kind in ("statute", "plain", "all"):
+        chosen = [r for r in rows if kind == "all" or r["kind"] == kind]
+        n = len(chosen)
+        out[kind] = {"n": n, f"recall@{k}": round(sum(r["recall"] for r in chosen) / n, 3),
+                     f"hit@{k}": round(sum(r["hit"] for r in chosen) / n, 3),
+                     "mrr": round(sum(r["rr"] for r in chosen) / n, 3)}
+    return {"summary": out, "rows": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None, help="Write <out>.json and <out>.md")
+    parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("--config", type=Path, default=None)
+    args = parser.parse_args()
+    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    kb = KnowledgeBase.from_settings(load_settings(args.config).kb)
+    report = kb.build(progress=lambda d, n: print(f"embedded {d} of {n}", file=sys.stderr) if d == n or d % 1024 == 0 else None)
+    results = {}
+    for method in METHODS:
+        started = time.perf_counter()
+        results[method] = score(kb, questions, method, args.k)
+        results[method]["seconds_per_query"] = round((time.perf_counter() - started) / len(questions), 4)
+    k = args.k
+    lines = [f"# Knowledge-base retrieval: recall@{k} and MRR ({len(questions)} questions)", "",
+             f"Command: `uv run python bench/samvad_retrieval.py{' --out ' + str(args.out) if args.out else ''}`  ",
+             f"Index: {report.line()}  ",
+             f"Machine: {platform.machine()}, {platform.python_version()}; embeddings all-MiniLM-L6-v2 int8 ONNX on the CPU",
+             "", f"| method | half | n | recall@{k} | hit@{k} | MRR |", "|---|---|---|---|---|---|"]
+    for method in METHODS:
+        for kind in ("statute", "plain", "all"):
+            s = results[method]["summary"][kind]
+            lines.append(f"| {method} | {kind} | {s['n']} | {s[f'recall@{k}']:.3f} | {s[f'hit@{k}']:.3f} | {s['mrr']:.3f} |")
+    lines += ["", "Misses of the hybrid search (answering sections not in its top 5):", ""]
+    for row in results["hybrid"]["rows"]:
+        q = next(q for q in questions if q["id"] == row["id"])
+        missing = sorted(set(q["answers"]) - set(row["top"]))
+        if missing:
+            lines.append(f"- {row['id']} ({row['kind']}): missed {', '.join(missing)}; got {', '.join(row['top'])}")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"k": k, "questions": len(questions), "index": {
+            "built": report.built, "seconds": report.seconds, "size_bytes": report.size_bytes, "provisions": report.provisions,
+            "chunks": report.chunks, "store": report.store, "corpus_hash": report.corpus_hash},
+            "results": {m: {"summary": r["summary"], "seconds_per_query": r["seconds_per_query"], "rows": r["rows"]}
+                        for m, r in results.items()}}
+        args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        args.out.with_suffix(".md").write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""What every procedure that deliberates in rounds shares: how members moved between rounds
+(conformity: who changed, toward or away from the earlier majority), when to stop early
+(positions stopped changing), and peers named by letter in each member's own seeded order
+(so no one reads a seat number or a fixed order). The supreme court's conference and the
+retrieval-grounded bench both use them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from string import ascii_uppercase
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..court import Court
+
+
+def letter(n: int) -> str:
+    """Member A, B, … Z, AA, AB: peers are named by letter, never by seat."""
+    return ascii_uppercase[n] if n < 26 else ascii_uppercase[n // 26 - 1] + ascii_uppercase[n % 26]
+
+
+def peers(court: Court, me: str, previous: dict[str, Any], round_: int, title: str) -> list[tuple[str, Any]]:
+    """The other members' entries of the previous round, each under ``title`` and a letter,
+    in an order of ``me``'s own fixed by the run's seed."""
+    others = [k for k in previous if k != me]
+    court.rng(me, f"peers@{round_}").shuffle(others)
+    return [(f"{title} {letter(i)}", previous[k]) for i, k in enumerate(others)]
+
+
+def conformity(before: dict[str, str], after: dict[str, str], previous_majority: str,
+               side: Callable[[str], str], *, who: str = "member") -> dict[str, Any]:
+    """Who changed between two rounds, and whether toward or away from ``previous_majority``
+    (the earlier round's majority position); ``side`` names a position's side."""
+    moves = []
+    for name, label in after.items():
+        old = before.get(name)
+        if old is None or old == label:
+            continue
+        moves.append({who: name, "from": old, "to": label, "from_side": side(old), "to_side": side(label),
+                      "direction": "toward the majority" if label == previous_majority else "away from the majority"})
+    toward = sum(1 for m in moves if m["direction"] == "toward the majority")
+    return {"previous_majority": previous_majority, "changed": len(moves), "toward": toward,
+            "away": len(moves) - toward, "moves": moves}
+
+
+def stop_reason(round_: int, left: int, votes: dict[str, str], moves: list[dict[str, Any]]) -> str:
+    """Why deliberation may end before its last round ("" when it should go on): the first
+    round was unanimous, or no one changed position in the last one."""
+    if not left:
+        return ""
+    if round_ == 1 and len(set(votes.values())) == 1:
+        return "unanimous"
+    if moves and moves[-1]["changed"] == 0:
+        return "stable"
+    return ""
+
+
+__all__ = ["conformity", "letter", "peers", "stop_reason"]

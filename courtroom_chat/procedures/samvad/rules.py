@@ -1,0 +1,159 @@
+"""The bench's rules: each reply's checks (citations verified against the knowledge base with
+the decision court's quote verification), consensus, and the published metrics (agreement,
+participation, meaningful statements, argument grounding, response times, citations)."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from ..base import Problem, words
+from ..decision.rules import quote_problems
+from .cases import BenchCase, key_terms
+from .wire import Citation, CounselReply, JudgeReply, StatementReply
+
+if TYPE_CHECKING:
+    from ...kb import CitationCheck, KnowledgeBase
+
+GUILTY, NOT_GUILTY, UNDECIDED = "guilty", "not guilty", "undecided"
+VERDICTS = [GUILTY, NOT_GUILTY]
+LEANINGS = [GUILTY, NOT_GUILTY, UNDECIDED]
+LAW = re.compile(r"\b(?:section|sec\.|s\.|article|art\.)\s*\d+|\b(?:IPC|CrPC|IEA|CPC|Cr\.P\.C|I\.P\.C)\b", re.I)
+
+
+def citation_problems(citations: list[Citation], kb: KnowledgeBase) -> list[Problem]:
+    """Each citation must name a section or article of the knowledge base, and any words it
+    quotes must stand in that provision exactly."""
+    problems = []
+    for i, c in enumerate(citations, 1):
+        provision = kb.provision(c.source, c.section)
+        if provision is None:
+            problems.append(Problem("citation_unknown", f"citation {i}: {kb.verify(c.source, c.section).reason}; "
+                                                        "cite a section of the law you were given"))
+        elif c.quote.strip():
+            problems += [Problem("citation_quote", p.message.replace("the evidence", provision.heading))
+                         for p in quote_problems([c.quote], kb.index(provision), first=i, noun="citation")]
+    return problems
+
+
+def judge_problems(reply: JudgeReply, kb: KnowledgeBase, *, min_words: int, cite: bool) -> list[Problem]:
+    problems = []
+    if words(reply.instructions) < min_words:
+        problems.append(Problem("instructions", f"the instructions have {words(reply.instructions)} words; explain "
+                                                f"the offence and what the bench must weigh in at least {min_words}"))
+    if not reply.standard_of_proof.strip():
+        problems.append(Problem("standard_of_proof", "state the standard of proof and on whom the burden lies"))
+    if cite and not reply.citations:
+        problems.append(Problem("citations_missing", "cite the sections of the law your instructions rest on"))
+    return problems + citation_problems(reply.citations, kb)
+
+
+def counsel_problems(reply: CounselReply, kb: KnowledgeBase, *, min_words: int, cite: bool) -> list[Problem]:
+    problems = []
+    if words(reply.argument) < min_words:
+        problems.append(Problem("argument", f"the argument has {words(reply.argument)} words; argue from the evidence "
+                                            f"and the law in at least {min_words}"))
+    if cite and not reply.citations:
+        problems.append(Problem("citations_missing", "cite the sections of the law your argument rests on"))
+    return problems + citation_problems(reply.citations, kb)
+
+
+def statement_problems(reply: StatementReply, min_words: int) -> list[Problem]:
+    problems = []
+    if reply.leaning not in LEANINGS:
+        problems.append(Problem("leaning", f'the leaning "{reply.leaning}" is not one of "guilty", "not guilty" or '
+                                           '"undecided"; give exactly one of them'))
+    if words(reply.justification) < min_words:
+        problems.append(Problem("justification", f"the justification has {words(reply.justification)} words; give "
+                                                 f"at least {min_words}, naming the facts and the law you rely on"))
+    return problems
+
+
+# ---------------------------------------------------------------- consensus
+
+
+def needed(seated: int, threshold: float) -> int:
+    """Adjudicators one verdict needs for consensus: the threshold's share of the bench, rounded up."""
+    return max(1, math.ceil(seated * threshold - 1e-9))
+
+
+def consensus(votes: dict[str, str], seated: int, threshold: float) -> tuple[str, float]:
+    """The verdict a round agreed on ("" if none reached the threshold) and the agreement ratio
+    (the larger verdict's share of the seated bench; undecided counts toward neither)."""
+    counts = Counter(v for v in votes.values() if v in VERDICTS)
+    if not counts:
+        return "", 0.0
+    top = max(VERDICTS, key=lambda v: (counts[v], v == NOT_GUILTY))  # a tie leans to the presumption of innocence
+    ratio = round(counts[top] / max(1, seated), 3)
+    return (top if counts[top] >= needed(seated, threshold) else ""), ratio
+
+
+def majority(votes: dict[str, str]) -> str:
+    """The most common position of a round ("" on a tie): what conformity is measured against."""
+    ranked = Counter(votes.values()).most_common()
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return ""
+    return ranked[0][0]
+
+
+def side(leaning: str) -> str:
+    return "yes" if leaning == GUILTY else "no" if leaning == NOT_GUILTY else "undecided"
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def cites_law(text: str, headings: list[str] = ()) -> bool:  # type: ignore[assignment]
+    return bool(LAW.search(text)) or any(h.lower() in text.lower() for h in headings if h)
+
+
+def cites_fact(text: str, case: BenchCase) -> bool:
+    low = text.lower()
+    terms = set(k.lower() for k in case.keywords)
+    for item in [*case.prosecution_evidence, *case.defense_evidence]:
+        terms |= {t for t in key_terms(item, 12) if len(t) >= 6}
+    return any(t in low for t in terms)
+
+
+def meaningful(text: str, case: BenchCase, min_words: int) -> bool:
+    """A justification that cites a fact or a law and meets the word minimum."""
+    return words(text) >= min_words and (cites_law(text) or cites_fact(text, case))
+
+
+def grounding(texts: list[str], keywords: list[str]) -> float:
+    """The share of the case's keywords present in the statements."""
+    if not keywords:
+        return 0.0
+    joined = " ".join(texts).lower()
+    return round(sum(1 for k in keywords if k.lower() in joined) / len(keywords), 3)
+
+
+def times(seconds: list[float]) -> dict[str, float]:
+    if not seconds:
+        return {"mean": 0.0, "median": 0.0, "min": 0.0, "max": 0.0}
+    return {"mean": round(statistics.fmean(seconds), 4), "median": round(statistics.median(seconds), 4),
+            "min": round(min(seconds), 4), "max": round(max(seconds), 4)}
+
+
+def metrics(case: BenchCase, rounds: list[dict[str, dict[str, Any]]], seated: int, verdict: str, ratio: float,
+            checks: list[CitationCheck], seconds: list[float], min_words: int,
+            arguments: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+    """The published per-run metrics, plus citations made and verified."""
+    statements = [s for r in rounds for s in r.values()]
+    possible = seated * len(rounds)
+    per = Counter(s["adjudicator"] for s in statements if s.get("meaningful"))
+    return {
+        "verdict": verdict, "rounds": len(rounds), "agreement": ratio,
+        "participation": round(len(statements) / possible, 3) if possible else 0.0,
+        "meaningful_per_adjudicator": round(sum(per.values()) / max(1, seated), 3),
+        "meaningful_by_adjudicator": {f"adjudicator-{n}": per.get(f"adjudicator-{n}", 0) for n in range(1, seated + 1)},
+        "grounding": grounding([s["justification"] for s in statements], case.keywords),
+        "counsel_grounding": grounding(list(arguments), case.keywords),  # the same share in the counsels' arguments
+        "response_seconds": times(seconds),
+        "citations": {"made": len(checks), "verified": sum(1 for c in checks if c.verified),
+                      "unverified": sum(1 for c in checks if not c.verified)},
+        "min_words": min_words,
+    }

@@ -1,0 +1,49 @@
+"""The JSON each role of the bench writes. A citation names a source (IPC, CrPC, IEA, CPC,
+Constitution, or a user corpus file), a section or article, and optionally words quoted from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+
+class Citation(BaseModel):
+    source: str  # IPC
+    section: str  # 379
+    quote: str = ""  # words copied from the section, exactly
+    point: str = ""  # what the provision shows here
+
+    @field_validator("section", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int | float) else v
+
+
+class JudgeReply(BaseModel):
+    """The presiding judge's instructions to the bench."""
+
+    instructions: str = ""  # impartial instructions: the offence's elements, what to weigh
+    elements: list[str] = Field(default_factory=list)  # what the prosecution must prove, one element each
+    standard_of_proof: str = ""  # the standard, and on whom the burden lies
+    citations: list[Citation] = Field(default_factory=list)
+
+
+class CounselReply(BaseModel):
+    """A counsel's argument (prosecution or defense)."""
+
+    argument: str = ""
+    points: list[str] = Field(default_factory=list)  # the evidence relied on, one item each
+    citations: list[Citation] = Field(default_factory=list)
+
+
+class StatementReply(BaseModel):
+    """An adjudicator's statement in one round."""
+
+    leaning: str  # guilty | not guilty | undecided
+    justification: str = ""
+
+    @field_validator("leaning", mode="before")
+    @classmethod
+    def _label(cls, v: Any) -> Any:
+        return " ".join(v.strip().lower().replace("_", " ").replace("-", " ").split()) if isinstance(v, str) else v

@@ -1,0 +1,423 @@
+"""The retrieval-grounded bench (issue 16): the knowledge base (chunking, metadata, a persistent
+index rebuilt only when the corpus changes, embedded and server stores agreeing), citation
+verification, consensus and the hung bench, the rounds reading each other, conformity, the
+ablation switch, and one-line errors. A small corpus is written per test from the IPC in
+../shared, so the index builds in seconds; the full corpus is used only to verify citations."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom_chat.backends.scripted import ScriptedBackend
+from courtroom_chat.case import load_case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import CaseError, InputError
+from courtroom_chat.frontends.cli import app
+from courtroom_chat.kb import KnowledgeBase, Provision, chunk, default_corpus, read_folder
+from courtroom_chat.procedures.samvad.cases import bench_case
+from courtroom_chat.procedures.samvad.rules import consensus, grounding, meaningful, needed
+from tests.conftest import CASES, SHARED_DATA
+
+INDIA_LAW = SHARED_DATA / "india_law"
+WANTED = {"96", "97", "99", "100", "103", "279", "299", "300", "302", "304", "304A", "304B", "319", "323", "378", "379",
+          "403", "405", "406", "411", "415", "420", "498A", "503", "506"}
+SAMVAD_CASES = sorted(CASES.glob("samvad-*.json"))
+
+
+def small_corpus(folder: Path, extra: dict | None = None) -> Path:
+    """Two dozen IPC sections (read from ../shared) as a corpus folder of one JSON file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ipc = json.loads((INDIA_LAW / "ipc.json").read_text(encoding="utf-8"))
+    chosen = [s for s in ipc if str(s["Section"]) in WANTED]
+    if extra:
+        chosen.append(extra)
+    (folder / "ipc.json").write_text(json.dumps(chosen), encoding="utf-8")
+    return folder
+
+
+def kb_settings(tmp_path: Path, **kb) -> Settings:
+    corpus = small_corpus(tmp_path / "corpus")
+    values = {"corpus": str(corpus), "path": str(tmp_path / "store"), **kb}
+    return Settings().with_backend("scripted").with_overrides({"kb": values})
+
+
+async def bench(case: Path, settings: Settings, script: dict | None = None, **params):
+    if params:
+        settings = settings.with_params("samvad", params)
+    backend = ScriptedBackend(script=script or {})
+    record = await Trial(load_case(case), settings, store=None, backends={"scripted": backend}).run()
+    return record, backend
+
+
+def statement(leaning: str, words: str = "") -> dict:
+    return {"leaning": leaning, "justification": words or f"On the evidence P1 and the law in IPC section 379 I lean "
+                                                           f"{leaning}, having weighed both arguments with care today."}
+
+
+# ---------------------------------------------------------------- the knowledge base
+
+
+def test_chunks_keep_source_section_title_and_heading():
+    long = Provision("IPC", "Indian Penal Code, 1860", "section", "300", "Murder",
+                     "\n".join(f"Exception {i}. " + "word " * 60 for i in range(1, 8)))
+    parts = chunk(long, 500)
+    assert len(parts) > 1
+    for i, c in enumerate(parts, 1):
+        assert c.text.startswith(f"IPC section 300: Murder (part {i} of {len(parts)})\n")
+        assert len(c.text) <= 500
+        assert c.metadata() == {"source": "IPC", "act": "Indian Penal Code, 1860", "unit": "section", "section": "300",
+                                "title": "Murder", "part": i, "parts": len(parts)}
+    assert " ".join(" ".join(c.text.split("\n", 1)[1] for c in parts).split()) == " ".join(long.text.split())
+    short = chunk(Provision("IPC", "Indian Penal Code, 1860", "section", "379", "Punishment for theft", "Whoever commits theft"), 500)
+    assert [c.text for c in short] == ["IPC section 379: Punishment for theft\nWhoever commits theft"]
+
+
+def test_the_shipped_corpus_reads_in_place_with_its_sources():
+    provisions = read_folder(INDIA_LAW)
+    sources = {p.source for p in provisions}
+    assert sources == {"IPC", "CrPC", "IEA", "CPC", "Constitution"}
+    by = {(p.source, p.number): p for p in provisions}
+    assert by[("IPC", "378")].title == "Theft" and by[("Constitution", "21")].unit == "article"
+    assert by[("IPC", "304B")].text == "Dowry death"  # the source leaves its text empty: the title is kept
+
+
+def test_a_user_corpus_of_text_markdown_and_json(tmp_path):
+    (tmp_path / "rules.md").write_text("# Section 1. Quiet hours\nNo music after ten at night.\n\n"
+                                       "# Section 2. Guests\nGuests sign the register.\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("Article 5 - Parking\nCars park in the back lot only.\n", encoding="utf-8")
+    (tmp_path / "bylaws.json").write_text(json.dumps([{"section": 7, "title": "Pets", "description": "Dogs on a lead."}]))
+    got = {(p.source, p.number, p.title, p.text) for p in read_folder(tmp_path, user=True)}
+    assert got == {("rules", "1", "Quiet hours", "No music after ten at night."), ("rules", "2", "Guests", "Guests sign the register."),
+                   ("notes", "5", "Parking", "Cars park in the back lot only."), ("bylaws", "7", "Pets", "Dogs on a lead.")}
+
+
+def test_a_corpus_folder_with_no_readable_file_is_one_line(tmp_path):
+    (tmp_path / "picture.png").write_bytes(b"\x89PNG")
+    with pytest.raises(InputError, match="holds no readable file"):
+        read_folder(tmp_path, user=True)
+    result = CliRunner().invoke(app, ["kb", "build", "--corpus", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "holds no readable file" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_the_index_persists_and_is_rebuilt_only_when_the_corpus_changes(tmp_path):
+    corpus = small_corpus(tmp_path / "corpus")
+    first = KnowledgeBase([corpus], path=tmp_path / "store").build()
+    assert first.built and first.chunks >= len(WANTED) and first.size_bytes and first.seconds > 0
+    again = KnowledgeBase([corpus], path=tmp_path / "store")
+    second = again.build()
+    assert not second.built and second.corpus_hash == first.corpus_hash and second.seconds == first.seconds
+    assert again.search("theft of movable property", k=3, method="embedding")  # the reused index answers
+    small_corpus(corpus, {"Section": 999, "section_title": "A new offence", "section_desc": "Whoever whistles at night."})
+    changed = KnowledgeBase([corpus], path=tmp_path / "store")
+    third = changed.build()
+    assert third.built and third.corpus_hash != first.corpus_hash and third.chunks == first.chunks + 1
+    names = [c if isinstance(c, str) else c.name for c in changed.client().list_collections()]
+    assert names == [changed.collection_name]  # the old corpus's index was dropped
+
+
+def test_search_returns_provisions_by_each_method(tmp_path):
+    kb = KnowledgeBase([small_corpus(tmp_path / "corpus")], path=tmp_path / "store")
+    for method in ("embedding", "bm25", "hybrid"):
+        hits = kb.search("a truck driver speeding on the highway ran over a pedestrian", k=5, method=method)
+        keys = [h.provision.key for h in hits]
+        assert len(keys) == len(set(keys)) == 5 and [h.rank for h in hits] == [1, 2, 3, 4, 5]
+    assert {"IPC 304A", "IPC 279"} & {h.provision.key for h in kb.search("a truck driver speeding ran over a pedestrian")}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_embedded_and_server_stores_return_the_same_top_results(tmp_path):
+    pytest.importorskip("chromadb", reason="chromadb is not installed")
+    chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    if not Path(chroma).exists():
+        pytest.skip("the `chroma` command (from chromadb) is not installed")
+    import chromadb
+
+    port = _free_port()
+    server = subprocess.Popen([chroma, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path / "server")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat()
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("the chroma server did not start on 127.0.0.1")
+                time.sleep(0.3)
+        corpus = small_corpus(tmp_path / "corpus")
+        embedded = KnowledgeBase([corpus], path=tmp_path / "store")
+        remote = KnowledgeBase([corpus], store="server", host="127.0.0.1", port=port)
+        assert remote.build().built and remote.build().size_bytes is None
+        for query in ("whoever commits murder", "dowry death of a woman", "the right of private defence of the body"):
+            for method in ("embedding", "hybrid"):
+                assert [h.provision.key for h in embedded.search(query, 5, method)] == \
+                       [h.provision.key for h in remote.search(query, 5, method)]
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def test_no_server_is_one_clear_line(tmp_path):
+    result = CliRunner().invoke(app, ["kb", "search", "theft", "--store", "server", "--config", str(_config(tmp_path, port=_free_port()))])
+    assert result.exit_code == 2 and "Traceback" not in result.output and "chroma run" in result.output
+
+
+def _config(tmp_path: Path, **kb) -> Path:
+    corpus = small_corpus(tmp_path / "corpus")
+    lines = ["[kb]", f'corpus = "{corpus}"', f'path = "{tmp_path / "store"}"', *(f"{k} = {v!r}" for k, v in kb.items())]
+    path = tmp_path / "config.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_kb_commands_build_and_search(tmp_path):
+    config = _config(tmp_path)
+    built = CliRunner().invoke(app, ["kb", "build", "--config", str(config)])
+    assert built.exit_code == 0, built.output
+    assert "built in" in built.stdout and "MB on disk" in built.stdout
+    again = CliRunner().invoke(app, ["kb", "build", "--config", str(config)])
+    assert "reused" in again.stdout
+    found = CliRunner().invoke(app, ["kb", "search", "someone took my phone without asking", "--config", str(config), "-k", "3"])
+    assert found.exit_code == 0, found.output
+    assert found.stdout.startswith("1. [IPC ") and "3. [IPC " in found.stdout
+
+
+# ---------------------------------------------------------------- citations
+
+
+@pytest.fixture(scope="module")
+def law() -> KnowledgeBase:
+    return KnowledgeBase([default_corpus()])
+
+
+def test_a_real_section_with_its_own_words_is_verified(law):
+    check = law.verify("Indian Penal Code", "s. 378", "intending to take dishonestly any movable property")
+    assert check.verified and check.exists and check.quote_found and check.heading == "IPC section 378: Theft"
+    assert law.verify("Constitution", "Art. 21", "").verified
+
+
+def test_a_section_that_does_not_exist_is_not_verified(law):
+    check = law.verify("IPC", "9999", "")
+    assert not check.verified and not check.exists and "no such section" in check.reason
+    assert not law.verify("Penal Statute of Narnia", "1").verified
+
+
+def test_a_misquoted_passage_is_not_verified(law):
+    check = law.verify("IPC", "302", "shall be punished with death or fine only")
+    assert check.exists and check.quote_found is False and not check.verified
+    assert "nearest words there" in check.reason and "shall be punished with death, or imprisonment" in check.reason
+
+
+# ---------------------------------------------------------------- consensus and metrics
+
+
+def test_consensus_at_exactly_the_threshold_and_short_of_it():
+    assert needed(5, 0.8) == 4 and needed(7, 0.8) == 6 and needed(3, 2 / 3) == 2
+    four = {f"adjudicator-{n}": v for n, v in enumerate(["guilty"] * 4 + ["not guilty"], 1)}
+    assert consensus(four, 5, 0.8) == ("guilty", 0.8)
+    three = {**four, "adjudicator-4": "undecided"}
+    assert consensus(three, 5, 0.8) == ("", 0.6)
+    assert consensus({"a": "undecided"}, 5, 0.8) == ("", 0.0)
+
+
+def test_meaningful_statements_and_grounding():
+    case = bench_case(load_case(CASES / "samvad-theft.json"))
+    assert meaningful("The CCTV shows a man in a red shirt but not his face, so the taking is not proved at all here.", case, 15)
+    assert not meaningful("I think he did it.", case, 15)
+    assert not meaningful("I have thought about this for a long time and I am still of the same view as before now.", case, 15)
+    assert grounding(["The phone was in his locker; the CCTV is unclear."], ["phone", "locker", "CCTV", "consent"]) == 0.75
+
+
+# ---------------------------------------------------------------- whole benches (scripted)
+
+
+@pytest.mark.parametrize("case", SAMVAD_CASES, ids=lambda p: p.stem)
+async def test_the_scripted_backend_runs_a_full_bench(case, tmp_path):
+    record, backend = await bench(case, kb_settings(tmp_path))
+    assert record.status == "complete", record.error
+    doc = record.outputs["bench"]
+    out = record.outcome
+    assert out.label in ("guilty", "not guilty", "hung") and out.label == doc["verdict"]
+    m = doc["metrics"]
+    assert set(m) >= {"verdict", "rounds", "agreement", "participation", "meaningful_per_adjudicator", "grounding", "counsel_grounding",
+                      "response_seconds", "citations"}
+    assert set(m["response_seconds"]) == {"mean", "median", "min", "max"}
+    assert m["participation"] == 1.0 and m["citations"]["made"] >= 4 and m["citations"]["verified"] == m["citations"]["made"]
+    judge = next(r for r in backend.calls if r.role == "judge")
+    assert "STATUTE TEXT RETRIEVED FOR YOU:\n[IPC " in judge.prompt
+    assert record.outputs["judge"]["retrieved"]
+
+
+async def test_a_hung_bench_after_the_last_round(tmp_path):
+    split = [statement("guilty"), statement("not guilty")]
+    script = {f"adjudicator-{n}": split[n % 2] for n in range(1, 6)}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script, max_rounds=3)
+    assert record.outcome.label == "hung" and record.outcome.polarity == "undecided"
+    assert record.outputs["bench"]["metrics"]["rounds"] == 3
+    assert record.outcome.answer.startswith("Hung bench: no verdict reached 80% of the bench after 3 rounds")
+    assert len([r for r in backend.calls if r.role == "adjudicator"]) == 15
+
+
+async def test_consensus_ends_deliberation_and_conformity_is_recorded(tmp_path):
+    script = {"adjudicator-1": [statement("not guilty"), statement("guilty")], "adjudicator-2": [statement("undecided"), statement("guilty")],
+              "adjudicator": statement("guilty")}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script)
+    doc = record.outputs["bench"]
+    assert doc["verdict"] == "guilty" and [r["agreement"] for r in doc["by_round"]] == [0.6, 1.0]
+    [moves] = doc["conformity"]["rounds"]
+    assert moves["previous_majority"] == "guilty" and moves["changed"] == 2 and moves["toward"] == 2
+    assert {m["adjudicator"] for m in moves["moves"]} == {"adjudicator-1", "adjudicator-2"}
+    assert len([r for r in backend.calls if r.role == "adjudicator"]) == 10  # no third round after consensus
+
+
+async def test_the_round_prompts_contain_the_previous_rounds_statements(tmp_path):
+    script = {f"adjudicator-{n}": [statement("undecided", f"Marker {n}: the evidence P{n} and IPC section 379 leave me "
+                                                             "unsure for now, so I wait for the others' reasons."),
+                                   statement("undecided")] for n in range(1, 6)}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script, max_rounds=2)
+    second = {r.agent: r.prompt for r in backend.calls if r.role == "adjudicator" and "ROUND 2 of" in r.prompt}
+    assert len(second) == 5
+    for agent, prompt in second.items():
+        n = int(agent.rpartition("-")[2])
+        assert all(f"Marker {m}:" in prompt for m in range(1, 6) if m != n)  # every other statement, by letter
+        assert f"YOUR OWN STATEMENT IN THE PREVIOUS ROUND: undecided: Marker {n}:" in prompt
+        assert "TALLY OF ROUND 1: 0 guilty; 0 not guilty; 5 undecided" in prompt and "adjudicator-" not in prompt
+    first = [r.prompt for r in backend.calls if r.role == "adjudicator" and "ROUND 1 of" in r.prompt]
+    assert len(first) == 5 and all("(none: this is the first round" in p for p in first)
+
+
+async def test_peers_without_the_tally_and_an_early_stop(tmp_path):
+    script = {f"adjudicator-{n}": statement(["guilty", "not guilty"][n % 2]) for n in range(1, 6)}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script, show_tally=False,
+                                  stop_when_stable=True, max_rounds=3)
+    later = [r.prompt for r in backend.calls if r.role == "adjudicator" and "ROUND 2 of" in r.prompt]
+    assert later and not any("TALLY OF ROUND" in p for p in later) and all("Adjudicator A (" in p for p in later)
+    doc = record.outputs["bench"]
+    assert doc["verdict"] == "hung" and doc["conformity"]["stopped"] == "stable" and doc["conformity"]["rounds_skipped"] == 1
+    assert any(w.rule == "stopped_early" for w in record.warnings)
+
+
+async def test_unverified_citations_are_marked_counted_and_kept_from_the_bench(tmp_path):
+    script = {"prosecution": {"argument": "The CCTV and the locker prove that the accused took the phone dishonestly and "
+                                          "without consent, as the items P1 to P4 show.",
+                              "points": ["P3: the phone was in his locker"],
+                              "citations": [{"source": "IPC", "section": "378", "quote": "moves that property"},
+                                            {"source": "IPC", "section": "9999", "quote": ""},
+                                            {"source": "IPC", "section": "379", "quote": "shall be hanged"}]}}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script)
+    mine = [c for c in record.outputs["citations"] if c["by"] == "prosecution"]
+    assert [c["verified"] for c in mine] == [True, False, False]
+    assert record.outputs["bench"]["metrics"]["citations"]["unverified"] == 2
+    repair = [r for r in backend.calls if r.agent == "prosecution"]
+    assert len(repair) == 2 and "citation 2" in repair[1].inputs["repair"][0]  # asked once to mend them
+    bench_prompt = next(r.prompt for r in backend.calls if r.role == "adjudicator")
+    law = bench_prompt.split("THE LAW THE BENCH MAY RELY ON")[1].split("THE OTHER ADJUDICATORS")[0]
+    assert "[IPC 378]" in law and "IPC 9999" not in law and "2 citations could not be verified" in law
+    assert any(w.rule == "citation_unverified" for w in record.warnings)
+
+
+async def test_retrieval_off_is_the_ablation(tmp_path):
+    settings = kb_settings(tmp_path)
+    record, backend = await bench(CASES / "samvad-negligence.json", settings, retrieval=False)
+    judge = next(r for r in backend.calls if r.role == "judge")
+    assert "retrieval is off" in judge.prompt and judge.inputs["law"] == []
+    assert record.outputs["judge"]["retrieved"] == [] and record.outputs["bench"]["metrics"]["retrieval"] is False
+    assert not (tmp_path / "store").exists()  # nothing was indexed
+    assert record.outputs["bench"]["metrics"]["citations"]["made"] >= 2  # cited from the charges, still checked
+
+
+def test_a_case_with_no_charges_is_one_line(tmp_path):
+    data = json.loads((CASES / "samvad-theft.json").read_text(encoding="utf-8"))
+    path = tmp_path / "no-charges.json"
+    path.write_text(json.dumps({**data, "charges": []}), encoding="utf-8")
+    with pytest.raises(CaseError, match="the case has no charges"):
+        load_case(path)
+    result = CliRunner().invoke(app, ["run", str(path), "-b", "scripted"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "the case has no charges" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_the_example_cases_have_every_field():
+    assert len(SAMVAD_CASES) == 5
+    for path in SAMVAD_CASES:
+        case = load_case(path)
+        assert case.procedure == "samvad"
+        b = bench_case(case)
+        assert b.case_id and b.summary and b.charges and b.law and b.keywords
+        assert len(b.prosecution_evidence) >= 3 and len(b.defense_evidence) >= 2
+
+
+async def test_dry_run_plans_every_round_without_indexing(tmp_path):
+    settings = kb_settings(tmp_path)
+    events = []
+    await Trial(load_case(CASES / "samvad-dowry-death.json"), settings, store=None, dry_run=True).run(events.append)
+    planned = [e for e in events if e.type == "prompt_planned"]
+    assert [e.role for e in planned] == ["judge", "prosecution", "defense"] + ["adjudicator"] * 10
+    judge = planned[0].messages[-1]["content"]
+    assert "[the provisions retrieved from the knowledge base for this query]" in judge
+    assert "[the statement of the last round]" in planned[-1].messages[-1]["content"]
+    assert not (tmp_path / "store").exists()  # a dry run indexes nothing
+
+
+def test_a_bench_over_a_corpus_with_no_readable_file_is_one_line(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "notes.docx").write_bytes(b"PK\x03\x04")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[kb]\ncorpus = "{tmp_path / "corpus"}"\npath = "{tmp_path / "store"}"\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(CASES / "samvad-theft.json"), "-b", "scripted", "--config", str(config)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    [line] = [x for x in result.output.splitlines() if x.startswith("error:")]
+    assert "holds no readable file for the knowledge base" in line
+
+
+def test_case_inputs_from_the_command_line_one_charge_a_line():
+    runner = CliRunner()
+    ok = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i",
+                             "charges=Theft of a bicycle under IPC 379\nTrespass", "-i", "summary=A bicycle was taken."])
+    assert ok.exit_code == 0, ok.output
+    assert "Theft of a bicycle under IPC 379; Trespass" in ok.stdout
+    missing = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i", "summary=A bicycle."])
+    assert missing.exit_code == 2 and "Traceback" not in missing.output
+    assert missing.output.strip().splitlines()[-1].startswith("error: case: the case has no charges")
+
+
+def test_the_hybrid_leans_on_bm25_only_when_the_query_uses_the_statutes_words():
+    from courtroom_chat.retrieval import BM25, fuse
+
+    bm = BM25(["whoever commits theft shall be punished", "whoever causes death by negligence", "the right of private defence"])
+    assert bm.match("whoever commits theft shall be punished") > 0.9
+    assert bm.match("someone took my phone") < 0.3 and bm.match("zzz qqq") == 0.0
+    assert fuse([1.0, 0.0], [0.0, 1.0]) == [0.5, 0.5]  # the classification retriever's mean, unchanged
+    assert fuse([1.0, 0.0], [0.0, 1.0], weight=0.0) == [1.0, 0.0]
+
+
+def test_the_evaluation_harness_scores_the_bench_and_counts_its_switches(tmp_path):
+    (tmp_path / "cctv.txt").write_text("The CCTV shows the accused taking the phone from the counter and leaving.\n")
+    rows = [{"id": "a", "question": "Is the accused guilty of theft under IPC 379?", "context": ["cctv.txt"], "answer": "yes"},
+            {"id": "b", "question": "Is the accused guilty of cheating under IPC 420?", "context": ["cctv.txt"], "answer": "no"}]
+    dataset = tmp_path / "bench.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", str(dataset), "-p", "samvad", "--baseline", "none", "-b", "scripted",
+                                      "--config", str(_config(tmp_path)), "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    [summary] = list((tmp_path / "runs" / "evals").glob("*/summary.json"))
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["procedure"] == "samvad" and data["items"] == 2
+    assert data["rounds"]["court"]  # the adjudicators' moves between rounds, scored against the gold
