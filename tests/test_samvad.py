@@ -149,17 +149,18 @@ def test_embedded_and_server_stores_return_the_same_top_results(tmp_path):
     import chromadb
 
     port = _free_port()
+    log = tmp_path / "chroma.log"
     server = subprocess.Popen([chroma, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path / "server")],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=log.open("w"), stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # a hang guard, not a timing: a loaded machine starts it slowly
         while True:
             try:
                 chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat()
                 break
             except Exception:  # noqa: BLE001 - not listening yet
                 if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("the chroma server did not start on 127.0.0.1")
+                    pytest.fail(f"the chroma server did not start on 127.0.0.1: {log.read_text()[-2000:]}")
                 time.sleep(0.3)
         corpus = small_corpus(tmp_path / "corpus")
         embedded = KnowledgeBase([corpus], path=tmp_path / "store")
