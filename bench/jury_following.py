@@ -1,7 +1,7 @@
 """Does the jury follow the evidence? The jury stage alone, on the twenty clear-cut decisions
 of bench/evidence_following, with everything else held still.
 
-    python bench/jury_following.py --model qwen2.5-coder-1.5b [--param vote_words=yes_no] [--limit N]
+    python bench/jury_following.py --model qwen2.5-coder-1.5b [--param jury_asks=question] [--limit N]
 
 The prosecutor, the defense and the judge run on the scripted backend (their demo replies:
 verified quotes from the evidence, the same for every variant), and only the jurors run on the

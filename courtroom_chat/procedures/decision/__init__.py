@@ -59,10 +59,12 @@ def vote_phrases(motion: Motion) -> dict[str, str]:
             "abstain": "abstain"}
 
 
-def juror_votes(motion: Motion, words: str) -> dict[str, str]:
-    """What a juror writes for each vote: the motion's own words (``vote_words = "motion"``), or
-    a plain yes / no, each explained by the motion's words in the prompt (``"yes_no"``)."""
-    return vote_phrases(motion) if words == "motion" else {"act": "yes", "do not act": "no", "abstain": "abstain"}
+def juror_votes(motion: Motion, asks: str) -> dict[str, str]:
+    """What a juror writes for each vote: the motion's own words (``jury_asks = "motion"``), or a
+    plain yes / no to the question, each explained by the motion's words (``"question"``)."""
+    return vote_phrases(motion) if asks == "motion" else {"act": "yes", "do not act": "no", "abstain": "abstain"}
+
+
 
 
 def motion_of(question: str, written: str = "") -> Motion:
@@ -100,8 +102,10 @@ class Parameters(BaseModel):
     min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
     min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
     shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
-    vote_words: Literal["motion", "yes_no"] = Field("motion", description="What a juror's vote says: the motion's own "
-                                                    "words, or yes / no (each explained by the motion)")
+    jury_asks: Literal["motion", "question"] = Field("motion", description="What each juror is asked: to weigh what "
+                                                     "says yes to the motion against what says no and vote in the "
+                                                     "motion's words, or to answer the question yes or no from the "
+                                                     "evidence, as a single call is asked")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
@@ -287,12 +291,13 @@ class DecisionCourt(Procedure):
     def juror_prompt(self, court: Court, number: int, persona: str, motion: Motion, record: str,
                      labels: list[str] | None = None) -> str:
         p = court.params
-        phrases, votes = vote_phrases(motion), juror_votes(motion, p.vote_words)
+        phrases, votes = vote_phrases(motion), juror_votes(motion, p.jury_asks)
         meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
                    f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
         lines = "\n".join(f'  - "{votes[label]}": {meaning[label]}' for label in labels or VOTE_LABELS)
+        weighing = self.render(f"weigh_{p.jury_asks}", motion=phrases["act"], refusal=phrases["do not act"]).strip()
         return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
-                           motion=phrases["act"], refusal=phrases["do not act"], labels=lines)
+                           weighing=weighing, labels=lines)
 
     def jury_exhibits(self, court: Court, prosecution: Prosecution, defense: Defense) -> list[Exhibit]:
         """Every exhibit the jurors weigh: the prosecution's admitted ones, then the defense's verified ones."""
@@ -576,7 +581,7 @@ class DecisionCourt(Procedure):
             schema["properties"].pop(name)
             schema["required"].remove(name)
 
-        phrases = juror_votes(motion, p.vote_words)
+        phrases = juror_votes(motion, p.jury_asks)
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, p.min_juror_words, phrases)
