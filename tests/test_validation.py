@@ -395,3 +395,26 @@ def test_finished_shortens_at_a_sentence_or_a_word_never_mid_word():
     assert finished("This will result in a 38%") == "This will result in a…"
     assert finished("All tests pass. Two approvals. 12% of sessions cra") == "All tests pass. Two approvals."
     assert finished("Ends well.") == "Ends well."
+
+
+async def test_the_judges_longest_reply_under_the_grammar_fits_its_token_cap(scripted_settings):
+    """The grammar's bounds and the judge's max_tokens agree: a judge who writes every field to
+    its bound still closes its JSON (the 0.5B cut at the cap twice when the bounds were raised
+    alone). Counted at 3 characters a token, fewer than English text averages."""
+    from courtroom_chat.procedures import get
+
+    class GrammarScripted(ScriptedBackend):
+        constrained_decoding = True
+
+    backend = GrammarScripted(script={"prosecutor": prosecution()})
+    await Trial(case(), scripted_settings, store=None, backends={"scripted": backend}).run()
+    schema = next(c for c in backend.calls if c.role == "judge").schema["properties"]
+
+    def longest(pattern: str) -> int:
+        return sum(int(high) for high in re.findall(r"\{\d+,(\d+)\}", pattern)) + len(re.sub(r"\{\d+,\d+\}", "", pattern))
+
+    actions = schema["actions"]
+    chars = (longest(schema["reasoning"]["pattern"]) + longest(schema["rationale"]["pattern"])
+             + actions["maxItems"] * longest(actions["items"]["pattern"]) + 200)  # keys, confidence, punctuation
+    cap = next(r for r in get("decision").roles if r.name == "judge").max_tokens
+    assert chars / 3 < cap, (chars, cap)

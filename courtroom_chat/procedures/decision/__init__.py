@@ -180,7 +180,7 @@ class DecisionCourt(Procedure):
              description="Argues NO and challenges each exhibit"),
         Role("juror", "Juror", JurorReply, numbered=True, max_tokens=420, expected_output_tokens=140, aliases=("jury",),
              description="Votes act / do not act / abstain"),
-        Role("judge", "Judge", JudgeReply, max_tokens=700, expected_output_tokens=300,
+        Role("judge", "Judge", JudgeReply, max_tokens=1000, expected_output_tokens=300,
              description="Rules when enough jurors vote to act"),
     )
     Parameters = Parameters
@@ -680,9 +680,9 @@ class DecisionCourt(Procedure):
             "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             # Bounds well above what the prompt asks for, so a sentence ends where the model ends it.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,480}}[.] The defense {text}{{10,480}}[.]{on_jury}{text}{{5,400}}$"}
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,400}}[.] The defense {text}{{10,400}}[.]{on_jury}{text}{{5,300}}$"}
             if grammar else {"maxLength": 2400},
-            "rationale": prose(10, 700),
+            "rationale": prose(10, 600),
             "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", **prose(8, 250)}},
         })
         async with court.stage("judge", "Judge") as stage:
