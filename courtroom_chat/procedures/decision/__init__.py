@@ -12,160 +12,38 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import Any
 
 from ...backends.base import ModelRequest
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text, quote_choices
-from ...motion import Motion, from_phrase, motion_problems, parse
+from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, text_class, text_pattern
-from ..base import Problem, Procedure, Role, literal_pattern, refine_schema, word_pattern
+from ..base import Problem, Procedure, Role, refine_schema, word_pattern
 from . import present
-from .answer import POLARITY, confidences, evidence_confidence, key_terms, vote_share
+from .answer import POLARITY, confidences, evidence_confidence, key_terms, most_cited, vote_share
+from .briefs import (
+    LABEL_MEANINGS,
+    PLACEHOLDER,
+    VOTE_LABELS,
+    Briefs,
+    exhibits_text,
+    filed_text,
+    juror_votes,
+    motion_of,
+    vote_phrases,
+)
 from .demo import demo_reply
+from .parameters import PERSONAS, Parameters
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
 from .rules import defense_problems, in_order, judge_problems, juror_problems, prosecutor_problems, quote_problems
 from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
-# Outlooks that lean neither way: each weighs both the cost of acting and the cost of not
-# acting (three of five first-release personas were cautious by description).
-PERSONAS = (
-    "a pragmatic engineer who weighs benefits against costs",
-    "a risk officer who weighs what could go wrong against what is already going wrong",
-    "a product owner who weighs the value of acting now against the value of waiting",
-    "an auditor who trusts verified facts over claims, from either side",
-    "an advocate for the people the decision affects, now and later",
-    "a newcomer who asks what is really known, for and against",
-    "a maintainer who has seen both rushed and needlessly delayed decisions",
-    "a manager who counts the time and money of acting and of not acting",
-)
-VOTE_LABELS = ["act", "do not act", "abstain"]
-LABEL_MEANINGS = {
-    "act": "if the facts for it weigh more",
-    "do not act": "if the facts against weigh more",
-    "abstain": "only if the evidence cannot decide it",
-}
 
-
-def vote_phrases(motion: Motion) -> dict[str, str]:
-    """The motion itself, its negation, or abstain: what each vote commits to, in words (plain
-    labels like "act" were measured to confuse small models about which side is which)."""
-    return {"act": motion.yes or "the answer is yes", "do not act": motion.no or "the answer is no",
-            "abstain": "abstain"}
-
-
-def juror_votes(motion: Motion, asks: str) -> dict[str, str]:
-    """What a juror writes for each vote: the motion's own words (``jury_asks = "motion"``), or a
-    plain yes / no to the question, each explained by the motion's words (``"question"``)."""
-    return vote_phrases(motion) if asks == "motion" else {"act": "yes", "do not act": "no", "abstain": "abstain"}
-
-
-
-
-def motion_of(question: str, written: str = "") -> Motion:
-    """The question's motion by rule; else the one the prosecutor wrote, if it keeps the
-    question's names and numbers; else none (the answer is a bare Yes or No)."""
-    found = parse(question)
-    if found is not None:
-        return found
-    if written and not motion_problems(question, written):
-        return from_phrase(question, written)
-    return Motion(question, "", "", source="none")
-
-
-PLACEHOLDER = Motion("", "[the motion]", "[its negation]")
-
-
-class Parameters(BaseModel):
-    """[procedures.decision] in config.toml."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    jury_size: int = Field(5, ge=1, le=25, description="Jurors seated")
-    jury_threshold: int = Field(3, ge=1, le=25, description="Votes one way the jury needs to decide (below it the judge "
-                                                            "breaks the tie); with rule = threshold, votes to act "
-                                                            "needed to reach the judge")
-    rule: Literal["majority", "threshold"] = Field("majority", description="majority: the jury decides either way, the "
-                                                   "judge writes the ruling; threshold: the first release's rule (a Yes "
-                                                   "needs the threshold and the judge, a No only the jury)")
-    juror_temperature_min: float = Field(0.2, ge=0.0, le=2.0, description="Lowest juror temperature")
-    juror_temperature_max: float = Field(0.8, ge=0.0, le=2.0, description="Highest juror temperature")
-    judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
-    advocate_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and defense temperature")
-    max_exhibits: int = Field(3, ge=1, le=12, description="Exhibits the prosecutor may file")
-    require_exact_quotes: bool = Field(True, description="Keep unverified exhibits from the jury")
-    min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
-    min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
-    shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
-    jury_asks: Literal["motion", "question"] = Field("motion", description="What each juror is asked: to weigh what "
-                                                     "says yes to the motion against what says no and vote in the "
-                                                     "motion's words, or to answer the question yes or no from the "
-                                                     "evidence, as a single call is asked")
-    shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
-                                                      "(costs the shared prompt cache)")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Parameters:
-        if self.jury_threshold > self.jury_size:
-            raise ValueError(f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})")
-        if self.juror_temperature_min > self.juror_temperature_max:
-            raise ValueError("juror_temperature_min is larger than juror_temperature_max")
-        return self
-
-    def juror_temperatures(self) -> list[float]:
-        """Temperatures spread evenly from min to max, one per juror."""
-        n, lo, hi = self.jury_size, self.juror_temperature_min, self.juror_temperature_max
-        if n == 1:
-            return [round((lo + hi) / 2, 3)]
-        return [round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)]
-
-
-def exhibits_text(exhibits: list[Exhibit], none: str = "(none: no quote from the evidence was verified)") -> str:
-    if not exhibits:
-        return none
-    lines = []
-    for e in exhibits:
-        lines.append(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})')
-        if e.harm:
-            lines.append(f"   {'Harm if we do not act' if e.origin != 'defense' else 'Shows against acting'}: {e.harm}")
-    return "\n".join(lines)
-
-
-def filed_text(case_exhibits: list[Any]) -> str:
-    if not case_exhibits:
-        return ""
-    lines = ["The person filed these exhibits with the case; they are already numbered 1 to "
-             f"{len(case_exhibits)}. Do not repeat them; add your own."]
-    lines += [f'{i}. "{e.source_quote}"' for i, e in enumerate(case_exhibits, 1)]
-    return "\n".join(lines) + "\n"
-
-
-def most_cited(jury: Jury, decision: str, numbers: list[int]) -> int:
-    """The exhibit the jurors who voted for ``decision`` cite most (all jurors' citations break
-    ties and stand in when the majority cites none); the first admitted one when nobody cites any."""
-    vote = {"guilty": "guilty", "not_guilty": "not_guilty"}.get(decision)
-
-    def counts(jurors: list[Juror]) -> dict[int, int]:
-        out = dict.fromkeys(numbers, 0)
-        for j in jurors:
-            for group in re.findall(r"(?i)exhibits?\s*#?\s*(\d+(?:\s*(?:,|and|&)\s*#?\d+)*)", j.reasoning):
-                for n in re.findall(r"\d+", group):
-                    if int(n) in out:
-                        out[int(n)] += 1
-        return out
-
-    voted = [j for j in jury.jurors if j.status == "voted"]
-    majority = counts([j for j in voted if j.vote == vote])
-    everyone = counts(voted)
-    return max(numbers, key=lambda n: (majority[n], everyone[n], -n))
-
-
-class DecisionCourt(Procedure):
+class DecisionCourt(Briefs, Procedure):
     name = "decision"
     title = "Decision court"
     description = (
@@ -220,123 +98,9 @@ class DecisionCourt(Procedure):
         stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]
         return court.agent(role, role, role.capitalize(), stage, temperature=temperature)
 
-    def prosecutor_prompt(self, court: Court) -> str:
-        p = court.params
-        if self.quotable(court):
-            rules = self.render("exhibits", max_exhibits=p.max_exhibits, min_harm_words=max(p.min_harm_words, 1))
-        else:
-            rules = self.render("no_exhibits")
-        fixed = parse(court.case.question)
-        motion_rule = (f'exactly "{fixed.yes}"' if fixed else
-                       "what a Yes to the question commits to, a short phrase that keeps the question's names and "
-                       'numbers unchanged (like "merge PR #214 now")')
-        return self.render("prosecutor", filed=filed_text(court.case.evidence), motion_rule=motion_rule,
-                           exhibit_rules=rules)
-
-    @staticmethod
-    def motion(court: Court, prosecution: Prosecution) -> Motion:
-        return motion_of(court.case.question, prosecution.motion)
-
-    @staticmethod
-    def opening(motion: Motion) -> str:
-        """How the defense's counter-argument opens under a grammar: on the motion's negation
-        ("We should not merge PR #214 now", "ICLR 2017 should not accept this paper")."""
-        if not motion.no:
-            return ""
-        no = f"We should not {motion.yes}" if motion.no == f"do not {motion.yes}" else motion.no[0].upper() + motion.no[1:]
-        return literal_pattern(no)
-
     def check_case(self, case: Any) -> None:
         """A question offering a choice ("Design A or B?") is refused before the trial starts."""
         parse(case.question)
-
-    @staticmethod
-    def quotable(court: Court) -> bool:
-        """Whether there is evidence to quote: with none, the prosecutor argues and files no exhibit."""
-        return bool(court.case.context)
-
-    def prosecution_text(self, prosecution: Prosecution | None, admitted: list[Exhibit] | None = None) -> str:
-        """The prosecution as the defense reads it, and as it opens the jurors' and judge's record.
-
-        It is the same text in every later prompt, so the prompt cache carries it forward."""
-        if prosecution is None:  # dry run
-            return self.render("prosecution", motion="[the prosecutor's motion]",
-                               case_statement="[the prosecutor's case statement]",
-                               harm_analysis="[the prosecutor's harm analysis]",
-                               exhibits="[the admitted exhibits, numbered, each with its verified quote, location and harm]")
-        return self.render("prosecution", motion=prosecution.motion, case_statement=prosecution.case_statement,
-                           harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
-
-    def defense_prompt(self, court: Court, prosecution_text: str, motion: Motion) -> str:
-        rules = (self.render("defense_exhibits", max_exhibits=court.params.max_exhibits) if self.quotable(court)
-                 else '- "exhibits": [] (no evidence was attached, so there is nothing to quote).')
-        return self.render("defense", prosecution=prosecution_text, refusal=vote_phrases(motion)["do not act"],
-                           defense_exhibits=rules)
-
-    def trial_record(self, prosecution_text: str, defense: Defense | None, order: list[int] | None = None) -> str:
-        """The trial so far, identical for every juror and the judge, so it is read once and cached."""
-        if defense is None:  # dry run
-            return self.render("record", prosecution=prosecution_text, counter_argument="[the defense's counter-argument]",
-                               defense_exhibits="[the defense's verified exhibits, numbered after the prosecution's]",
-                               challenges="[the defense's challenge to each exhibit]",
-                               harm_dispute="[the defense's harm dispute]", alternative="[the defense's alternative]")
-        listed = sorted(defense.exhibit_challenges, key=lambda c: order.index(c.exhibit) if order and c.exhibit in order else 0)
-        challenges = "\n".join(f"{c.exhibit}. ({c.effect}) {c.challenge}" for c in listed)
-        own = [e for e in defense.exhibits if e.verified]
-        return self.render("record", prosecution=prosecution_text, counter_argument=defense.counter_argument,
-                           defense_exhibits=exhibits_text(own, "(none)"),
-                           challenges=challenges or "(none: no exhibit was admitted)", harm_dispute=defense.harm_dispute,
-                           alternative=defense.alternative)
-
-    def juror_prompt(self, court: Court, number: int, persona: str, motion: Motion, record: str,
-                     labels: list[str] | None = None) -> str:
-        p = court.params
-        phrases, votes = vote_phrases(motion), juror_votes(motion, p.jury_asks)
-        meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
-                   f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
-        lines = "\n".join(f'  - "{votes[label]}": {meaning[label]}' for label in labels or VOTE_LABELS)
-        weighing = self.render(f"weigh_{p.jury_asks}", motion=phrases["act"], refusal=phrases["do not act"]).strip()
-        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
-                           weighing=weighing, labels=lines)
-
-    def jury_exhibits(self, court: Court, prosecution: Prosecution, defense: Defense) -> list[Exhibit]:
-        """Every exhibit the jurors weigh: the prosecution's admitted ones, then the defense's verified ones."""
-        return self.admitted(court, prosecution) + [e for e in defense.exhibits if e.verified]
-
-    def jury_record(self, exhibits: list[Exhibit] | None, motion: Motion = PLACEHOLDER) -> str:
-        """What the jurors read besides the evidence: the motion, and the verified exhibits of
-        both sides as one neutral list, with neither side's name nor spin. Measured on clear No
-        cases: a prosecutor obliged to argue Yes files the facts that say No, and jurors who read
-        them under "filed by the prosecution" counted them for acting (3 of 10 No cases lost)."""
-        if exhibits is None:  # dry run
-            return self.render("jury_record", motion=vote_phrases(motion)["act"],
-                               exhibits="[the verified exhibits of both sides, numbered, with no side named]")
-        listed = "\n".join(f'{e.number}. "{e.source_quote}" ({e.location.short() if e.location else "unverified"})'
-                           for e in exhibits) or "(none: no passage was quoted and verified; weigh the evidence itself)"
-        return self.render("jury_record", motion=vote_phrases(motion)["act"], exhibits=listed)
-
-    def orders(self, court: Court, agent: str, exhibits: list[Exhibit]) -> tuple[list[str], list[int]]:
-        """A juror's own seeded order of the vote labels and of the exhibits (as configured)."""
-        p = court.params
-        labels, numbers = list(VOTE_LABELS), [e.number for e in exhibits]
-        if p.shuffle_labels:
-            court.rng(agent, "labels").shuffle(labels)
-        if p.shuffle_exhibits:
-            court.rng(agent, "exhibits").shuffle(numbers)
-        return labels, numbers
-
-    def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool,
-                     majority: str | None = None) -> str:
-        hint = " The jury was split: weigh the minority's view too." if split else ""
-        if majority:
-            label = {"guilty": "act", "not_guilty": "do not act"}[majority]
-            task = f'The jury decided "{label}" by its majority. Write the ruling that carries out its decision.'
-            decisions = f'"{label}" (the jury\'s decision)'
-        else:
-            task = "The jury did not reach a majority either way: decide the question yourself, on the facts."
-            decisions = '"act" (YES), "do not act" (NO), or "dismiss" if the evidence cannot decide it.'
-        return self.render("judge", record=record, excluded=excluded, tally=tally, jury_reasons=jury_reasons,
-                           split_hint=hint, task=task, decisions=decisions)
 
     @staticmethod
     def jury_decision(court: Court, jury: Jury) -> str | None:
@@ -816,3 +580,8 @@ class DecisionCourt(Procedure):
         wires = {"prosecutor": ProsecutorReply, "defense": DefenseReply, "juror": JurorReply, "judge": JudgeReply}
         for stage, agent, prompt in plans:
             court.plan_prompt(stage, agent, prompt, wires[agent.role])
+
+
+__all__ = ["LABEL_MEANINGS", "PERSONAS", "PLACEHOLDER", "VOTE_LABELS", "DecisionCourt", "JurorReply", "Parameters",
+           "ProsecutorReply", "exhibits_text", "filed_text", "juror_votes", "most_cited", "motion_of", "present",
+           "vote_phrases"]

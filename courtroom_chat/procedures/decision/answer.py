@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ...records import Confidence
-from .records import Defense, Jury, Prosecution, Verdict
+from .records import Defense, Juror, Jury, Prosecution, Verdict
 
 STOPWORDS = set(
     "the a an and or of to in on for is are was were be been it this that with as at by from we i you "
@@ -103,3 +103,23 @@ def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = 
     if judge_spoke if judge_spoke is not None else verdict.decided_by == "judge":
         out.append(Confidence(kind="self_reported", label="judge's own estimate", value=verdict.confidence))
     return out
+
+
+def most_cited(jury: Jury, decision: str, numbers: list[int]) -> int:
+    """The exhibit the jurors who voted for ``decision`` cite most (all jurors' citations break
+    ties and stand in when the majority cites none); the first admitted one when nobody cites any."""
+    vote = {"guilty": "guilty", "not_guilty": "not_guilty"}.get(decision)
+
+    def counts(jurors: list[Juror]) -> dict[int, int]:
+        out = dict.fromkeys(numbers, 0)
+        for j in jurors:
+            for group in re.findall(r"(?i)exhibits?\s*#?\s*(\d+(?:\s*(?:,|and|&)\s*#?\d+)*)", j.reasoning):
+                for n in re.findall(r"\d+", group):
+                    if int(n) in out:
+                        out[int(n)] += 1
+        return out
+
+    voted = [j for j in jury.jurors if j.status == "voted"]
+    majority = counts([j for j in voted if j.vote == vote])
+    everyone = counts(voted)
+    return max(numbers, key=lambda n: (majority[n], everyone[n], -n))

@@ -1,0 +1,64 @@
+"""The decision court's parameters, ``[procedures.decision]`` in config.toml, and the jurors' outlooks."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# Outlooks that lean neither way: each weighs both the cost of acting and the cost of not
+# acting (three of five first-release personas were cautious by description).
+PERSONAS = (
+    "a pragmatic engineer who weighs benefits against costs",
+    "a risk officer who weighs what could go wrong against what is already going wrong",
+    "a product owner who weighs the value of acting now against the value of waiting",
+    "an auditor who trusts verified facts over claims, from either side",
+    "an advocate for the people the decision affects, now and later",
+    "a newcomer who asks what is really known, for and against",
+    "a maintainer who has seen both rushed and needlessly delayed decisions",
+    "a manager who counts the time and money of acting and of not acting",
+)
+
+
+class Parameters(BaseModel):
+    """[procedures.decision] in config.toml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    jury_size: int = Field(5, ge=1, le=25, description="Jurors seated")
+    jury_threshold: int = Field(3, ge=1, le=25, description="Votes one way the jury needs to decide (below it the judge "
+                                                            "breaks the tie); with rule = threshold, votes to act "
+                                                            "needed to reach the judge")
+    rule: Literal["majority", "threshold"] = Field("majority", description="majority: the jury decides either way, the "
+                                                   "judge writes the ruling; threshold: the first release's rule (a Yes "
+                                                   "needs the threshold and the judge, a No only the jury)")
+    juror_temperature_min: float = Field(0.2, ge=0.0, le=2.0, description="Lowest juror temperature")
+    juror_temperature_max: float = Field(0.8, ge=0.0, le=2.0, description="Highest juror temperature")
+    judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
+    advocate_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and defense temperature")
+    max_exhibits: int = Field(3, ge=1, le=12, description="Exhibits the prosecutor may file")
+    require_exact_quotes: bool = Field(True, description="Keep unverified exhibits from the jury")
+    min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
+    min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
+    shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
+    jury_asks: Literal["motion", "question"] = Field("motion", description="What each juror is asked: to weigh what "
+                                                     "says yes to the motion against what says no and vote in the "
+                                                     "motion's words, or to answer the question yes or no from the "
+                                                     "evidence, as a single call is asked")
+    shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
+                                                      "(costs the shared prompt cache)")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameters:
+        if self.jury_threshold > self.jury_size:
+            raise ValueError(f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})")
+        if self.juror_temperature_min > self.juror_temperature_max:
+            raise ValueError("juror_temperature_min is larger than juror_temperature_max")
+        return self
+
+    def juror_temperatures(self) -> list[float]:
+        """Temperatures spread evenly from min to max, one per juror."""
+        n, lo, hi = self.jury_size, self.juror_temperature_min, self.juror_temperature_max
+        if n == 1:
+            return [round((lo + hi) / 2, 3)]
+        return [round(lo + (hi - lo) * i / (n - 1), 3) for i in range(n)]
