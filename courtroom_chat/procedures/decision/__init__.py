@@ -3,9 +3,10 @@
     prosecute ─> verify exhibits (one repair) ─> defend ─> deliberate (jurors in parallel) ─> rule
 
 The court reads as its four stages, each an async function over the runtime (``Court``).
-Its wire formats are in ``wire``, its rules in ``rules``, its answer and confidences in
-``answer``, how it reads in ``present``, its records in ``records``, its prompts in
-``courtroom_chat/prompts/decision/``.
+Its parameters are in ``parameters``, what each role is told in ``briefs`` (templates in
+``courtroom_chat/prompts/decision/``), its wire formats in ``wire``, its rules in ``rules``,
+its answer and confidences in ``answer``, how it reads in ``present``, its records in
+``records``, its scripted replies in ``demo``.
 """
 
 from __future__ import annotations
