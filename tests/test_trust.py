@@ -59,6 +59,36 @@ async def test_exhibit_order_shuffles_only_when_asked():
     assert listed == sorted(listed)
 
 
+async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_way():
+    settings = SETTINGS.with_params("decision", {"personas": False, "abstain": False})
+    backend = ScriptedBackend()
+    record = await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
+    prompts = juror_prompts(backend)
+    assert len(prompts) == 5
+    for prompt in prompts.values():
+        assert "Your outlook" not in prompt and "Decide on the evidence alone." in prompt
+        assert '"abstain"' not in prompt
+    assert all(sorted(o["labels"]) == ["act", "do not act"] for o in record.outputs["orders"].values())
+    jurors = record.outputs["jury"]["jurors"]
+    assert all(j["persona"] == "" and j["vote"] in ("guilty", "not_guilty") for j in jurors)
+    # the default keeps both
+    backend = ScriptedBackend()
+    await Trial(case(), SETTINGS, store=None, seed=5, backends={"scripted": backend}).run()
+    assert all("Your outlook: " in p and '"abstain"' in p for p in juror_prompts(backend).values())
+
+
+async def test_an_abstention_when_none_is_allowed_is_sent_back_once():
+    settings = SETTINGS.with_params("decision", {"abstain": False})
+    reply = '{"reasoning": "The evidence is thin either way and I cannot tell which side it favours from exhibits 1 to 3, so I would rather not commit to a vote on it today at all.", "vote": "abstain"}'
+    voted = reply.replace('"abstain"', '"do not merge PR #214 (retry with backoff for the HTTP client) now"')
+    backend = ScriptedBackend(script={"juror-1": [reply, voted]})
+    record = await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
+    asked = [r for r in backend.calls if r.agent == "juror-1"]
+    assert len(asked) == 2 and 'the vote "abstain" is none of' in asked[1].repairs[-1][1]  # repaired, with the choices
+    juror = next(j for j in record.outputs["jury"]["jurors"] if j["number"] == 1)
+    assert juror["vote"] == "not_guilty" and juror["status"] == "voted"
+
+
 @pytest.mark.parametrize(("original", "mirrored", "kind"), [
     ("yes", "no", "agree"), ("no", "yes", "agree"), ("no", "no", "no_to_both"), ("yes", "yes", "yes_to_both"),
     ("undecided", "no", "undecided"), (None, "yes", "undecided"),

@@ -93,7 +93,7 @@ class DecisionCourt(Briefs, Procedure):
         p = court.params
         if role == "juror":
             return court.agent(f"juror-{number}", "juror", f"Juror {number}", "jury",
-                               persona=PERSONAS[(number - 1) % len(PERSONAS)],
+                               persona=PERSONAS[(number - 1) % len(PERSONAS)] if p.personas else "",
                                temperature=p.juror_temperatures()[number - 1])
         temperature = p.judge_temperature if role == "judge" else p.advocate_temperature
         stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]
@@ -346,12 +346,12 @@ class DecisionCourt(Briefs, Procedure):
             schema["properties"].pop(name)
             schema["required"].remove(name)
 
-        phrases = juror_votes(motion, p.jury_asks)
+        phrases, allowed = juror_votes(motion, p.jury_asks), p.vote_labels()
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, p.min_juror_words, phrases)
-            if reply.label(phrases["act"], phrases["do not act"]) is None:
-                choices = ", ".join(f'"{v}"' for v in phrases.values())
+            if reply.label(phrases["act"], phrases["do not act"]) not in allowed:
+                choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
             return problems
 
@@ -366,7 +366,7 @@ class DecisionCourt(Briefs, Procedure):
                             "votes": phrases},
                 )
                 label = answer.value.label(phrases["act"], phrases["do not act"])
-                if label is None:  # still no readable vote after the repair: the juror is counted as failed
+                if label not in allowed:  # still no readable vote after the repair: the juror is counted as failed
                     error = RoleOutputError(f"the juror ({agent.spec}) voted {answer.value.vote!r}, none of the choices",
                                             agent=agent.name, raw=answer.raw)
                     court.emit(AgentFailed(stage=agent.stage, agent=agent.name, error=str(error)))

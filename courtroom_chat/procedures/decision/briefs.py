@@ -141,9 +141,10 @@ class Briefs:
         phrases, votes = vote_phrases(motion), juror_votes(motion, p.jury_asks)
         meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
                    f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
-        lines = "\n".join(f'  - "{votes[label]}": {meaning[label]}' for label in labels or VOTE_LABELS)
+        lines = "\n".join(f'  - "{votes[label]}": {meaning[label]}' for label in labels or p.vote_labels())
         weighing = self.render(f"weigh_{p.jury_asks}", motion=phrases["act"], refusal=phrases["do not act"]).strip()
-        return self.render("juror", record=record, number=number, size=p.jury_size, persona=persona,
+        outlook = f" Your outlook: {persona}." if persona else " Decide on the evidence alone."
+        return self.render("juror", record=record, number=number, size=p.jury_size, outlook=outlook,
                            weighing=weighing, labels=lines)
 
     def jury_exhibits(self, court: Court, prosecution: Prosecution, defense: Defense) -> list[Exhibit]:
@@ -165,7 +166,7 @@ class Briefs:
     def orders(self, court: Court, agent: str, exhibits: list[Exhibit]) -> tuple[list[str], list[int]]:
         """A juror's own seeded order of the vote labels and of the exhibits (as configured)."""
         p = court.params
-        labels, numbers = list(VOTE_LABELS), [e.number for e in exhibits]
+        labels, numbers = p.vote_labels(), [e.number for e in exhibits]
         if p.shuffle_labels:
             court.rng(agent, "labels").shuffle(labels)
         if p.shuffle_exhibits:

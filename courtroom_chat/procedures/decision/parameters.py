@@ -45,6 +45,10 @@ class Parameters(BaseModel):
                                                      "says yes to the motion against what says no and vote in the "
                                                      "motion's words, or to answer the question yes or no from the "
                                                      "evidence, as a single call is asked")
+    personas: bool = Field(True, description="Each juror is given an outlook of its own (off: every juror is "
+                                             "told only to decide on the evidence)")
+    abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
+                                            "juror votes one way)")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
@@ -55,6 +59,10 @@ class Parameters(BaseModel):
         if self.juror_temperature_min > self.juror_temperature_max:
             raise ValueError("juror_temperature_min is larger than juror_temperature_max")
         return self
+
+    def vote_labels(self) -> list[str]:
+        """The votes a juror may cast, in the court's own words."""
+        return ["act", "do not act", "abstain"] if self.abstain else ["act", "do not act"]
 
     def juror_temperatures(self) -> list[float]:
         """Temperatures spread evenly from min to max, one per juror."""
