@@ -2,6 +2,7 @@
 says Yes and ten plainly No, through the court and the single-call and majority baselines.
 
     python bench/evidence_following.py --model qwen2.5-coder-1.5b [--limit N] [--baselines single majority]
+                                       [--param KEY=VALUE ...]
 
 Prints, per method, the share that follow the evidence each way (Yes cases answered Yes,
 No cases answered No), and for the court whether the exhibits filed include a fact that
@@ -27,6 +28,8 @@ from courtroom_chat.evaluation.methods import AnswerReply  # noqa: E402
 from courtroom_chat.procedures.base import parse_reply  # noqa: E402
 from courtroom_chat.evidence import normalise_text  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
+
+from params import add_param_option, params_of, tag_of  # noqa: E402
 
 CASES = HERE / "evidence_following" / "cases.jsonl"
 FACTS = json.loads((HERE / "evidence_following" / "facts.json").read_text())
@@ -59,15 +62,17 @@ def main() -> None:
     parser.add_argument("--baselines", nargs="*", default=["single", "majority"])
     parser.add_argument("--runs-dir", default=str(HERE / "results" / "evidence-following-runs"))
     parser.add_argument("--seed", type=int, default=0)
+    add_param_option(parser)
     args = parser.parse_args()
+    params = params_of(parser, args.param)
     backend = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
-    settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}})
+    settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}, "procedures": {"decision": params}})
     started = time.perf_counter()
     ev = evaluate(str(CASES), baselines=args.baselines, limit=args.limit, seed=args.seed, backend=backend,
                   settings=settings, progress=True)
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
-    print(f"\n## Evidence following: {backend}, {time.strftime('%Y-%m-%d')}\n")
+    print(f"\n## Evidence following: {backend}, {tag_of(params)}, {time.strftime('%Y-%m-%d')}\n")
     print("| method | Yes cases answered Yes | No cases answered No | seconds per item |")
     print("|---|---|---|---|")
     for m in methods:

@@ -32,16 +32,11 @@ from courtroom_chat.config import Settings  # noqa: E402
 from courtroom_chat.evaluation import evaluate  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
+from params import add_param_option, params_of, tag_of  # noqa: E402
+
 CASES = HERE / "evidence_following" / "cases.jsonl"
 SIDE = {"guilty": "yes", "not_guilty": "no", "abstain": "abstain"}
 LABEL = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain"}
-
-
-def value(text: str) -> object:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def jury_rows(store: RunStore, rows: list[dict]) -> list[dict]:
@@ -58,27 +53,22 @@ def jury_rows(store: RunStore, rows: list[dict]) -> list[dict]:
             out.append({"item": row["item"], "gold": row["gold"], "juror": juror["number"],
                         "temperature": juror.get("temperature"), "status": juror.get("status"),
                         "side": SIDE.get(juror.get("vote") or "", "failed"),
-                        "first": bool(labels) and LABEL.get(juror.get("vote") or "") == labels[0]})
+                        "first": bool(labels) and LABEL.get(juror.get("vote") or "") == labels[0],
+                        "options": len(labels)})
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="a [procedures.decision] parameter for this run (repeatable)")
+    add_param_option(parser)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs-dir", default=None, help="default: bench/results/jury-following-runs/<params>")
     args = parser.parse_args()
-    params = {}
-    for pair in args.param:
-        key, sep, raw = pair.partition("=")
-        if not sep:
-            parser.error(f"--param takes KEY=VALUE, got {pair!r}")
-        params[key.strip()] = value(raw.strip())
+    params = params_of(parser, args.param)
     juror = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
-    tag = "-".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
+    tag = tag_of(params)
     runs_dir = args.runs_dir or str(HERE / "results" / "jury-following-runs" / tag)
     settings = Settings().with_overrides({
         "runs": {"dir": runs_dir},
@@ -112,8 +102,9 @@ def main() -> None:
     print(f"| juries (the trial's answer) that follow it | {line[0]} | {line[1]} |")
     sides = Counter(j["side"] for j in jurors)
     voted = [j for j in jurors if j["status"] == "voted"]
+    options = max((j["options"] for j in voted), default=0)
     print(f"\nVotes: {dict(sides)}. Voted for the option listed first: {sum(j['first'] for j in voted)}/{len(voted)} "
-          f"(with three options shuffled, 1/3 is no position bias).")
+          f"(with {options} options shuffled, 1/{options} is no position bias).")
     by_t: dict[float, list[int]] = {}
     for j in jurors:
         tally = by_t.setdefault(j["temperature"], [0, 0])
