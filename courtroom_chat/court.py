@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T", bound=BaseModel)
 
+# How each backend says a reply stopped at its token limit (llama.cpp and Ollama, Anthropic).
+CUT_OFF = {"length", "max_tokens"}
+
 
 @dataclass
 class Agent:
@@ -391,6 +394,10 @@ class Court:
     def _judge_reply(self, call: CallRecord, wire: type[T], check: Callable[[T], list[Problem]] | None) -> tuple[T | None, list[Problem]]:
         """Parse and check a reply, and close its call record with the outcome."""
         value, problems = parse_reply(call.response, wire)
+        if value is None and call.finish_reason in CUT_OFF:
+            # Say why, so the repair asks for the short form instead of "valid JSON".
+            problems = [Problem("cut_off", "the reply reached its token limit before the JSON closed; "
+                                           "write every field shorter and close the object")]
         if value is not None and check:
             problems = check(value)
         if value is not None and (leaks := self.leaks(call.response)):
@@ -452,10 +459,12 @@ class Court:
             await self._slots.acquire()
         try:
             if self._spacing:
+                # Spaced from the actual start, not a planned one: a wake-up that comes late
+                # (a loaded machine) must not leave the next start closer than delay_ms.
                 loop = asyncio.get_running_loop()
-                start = max(loop.time(), self._next_start)
-                self._next_start = start + self._spacing
-                await asyncio.sleep(max(0.0, start - loop.time()))
+                while (wait := self._next_start - loop.time()) > 0:
+                    await asyncio.sleep(wait)
+                self._next_start = loop.time() + self._spacing
             return await call
         finally:
             if self._slots is not None:

@@ -155,12 +155,14 @@ def literal_pattern(text: str) -> str | None:
     return "".join(c if c.isalnum() or c == " " else f"[{c}]" for c in text)
 
 
-def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
     """The wire model's JSON schema for decoding: every field required, constraints added.
 
     ``constraints`` maps a field, ``"field"`` (top level) or ``"Model.field"`` (a nested
     model), to JSON-schema keywords: ``{"exhibits": {"maxItems": 3}, "ExhibitReply.harm":
-    {"minLength": 40}}``. Keywords with an empty or None value are left out. Backends that
+    {"minLength": 40}}``. Keywords with an empty or None value are left out; a field mapped to
+    None is left out of the schema (a field kept on the wire model for older records but no
+    longer asked for, which a grammar would otherwise make the model write). Backends that
     decode under a grammar (llama.cpp, Ollama) enforce them token by token, which keeps
     small models concise and well-formed; others may ignore them. Replies are still
     validated against the permissive wire model, and the procedure's rules still apply.
@@ -174,5 +176,9 @@ def refine_schema(wire: type[BaseModel], constraints: dict[str, dict[str, Any]])
     for key, keywords in constraints.items():
         model, _, name = key.rpartition(".")
         holder = schema["$defs"][model] if model else schema
+        if keywords is None:
+            holder["properties"].pop(name)
+            holder["required"].remove(name)
+            continue
         holder["properties"][name].update({k: v for k, v in keywords.items() if v not in (None, [], "")})
     return schema

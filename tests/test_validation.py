@@ -162,6 +162,17 @@ async def test_malformed_json_is_repaired_once(scripted_settings):
     assert [c.ok for c in calls] == [False, True]
 
 
+async def test_a_reply_cut_at_its_token_limit_is_asked_again_for_the_short_form(scripted_settings):
+    """A reply that stops at max_tokens before its JSON closes is not called "invalid JSON": the
+    repair says it was cut and asks for shorter fields."""
+    long_case = defense() | {"counter_argument": defense()["counter_argument"] + " It fails again." * 400}
+    record, backend, _ = await trial({"defense": [long_case, defense()]}, scripted_settings)
+    first, second = [c for c in record.calls if c.role == "defense"]
+    assert first.finish_reason == "length" and not first.ok
+    assert "reached its token limit" in backend.calls[[c.role for c in backend.calls].index("defense") + 1].repairs[0][1]
+    assert second.ok and record.status == "complete"
+
+
 async def test_output_invalid_twice_fails_the_run_with_the_raw_text(scripted_settings):
     bad = {"motion": "merge", "case_statement": "x"}  # no exhibits, no harm_analysis
     with pytest.raises(RoleOutputError, match="the prosecutor .* gave invalid output twice: field exhibits: Field required") as err:
@@ -409,6 +420,10 @@ async def test_the_judges_longest_reply_under_the_grammar_fits_its_token_cap(scr
     backend = GrammarScripted(script={"prosecutor": prosecution()})
     await Trial(case(), scripted_settings, store=None, backends={"scripted": backend}).run()
     schema = next(c for c in backend.calls if c.role == "judge").schema["properties"]
+    # every text the grammar makes the judge write is bounded; the plain answer, built from the
+    # decision, is not asked for at all (left in the schema, a 0.5B judge ran out of tokens in it)
+    assert "answer" not in schema
+    assert all({"pattern", "enum"} & set(field) or field.get("type") != "string" for field in schema.values()), schema
 
     def longest(pattern: str) -> int:
         return sum(int(high) for high in re.findall(r"\{\d+,(\d+)\}", pattern)) + len(re.sub(r"\{\d+,\d+\}", "", pattern))

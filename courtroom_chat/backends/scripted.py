@@ -111,6 +111,10 @@ class ScriptedBackend:
                 await asyncio.sleep(self.latency_ms / 1000)
             raise BackendError(f"scripted failure for {request.agent}: {reply['$error']}")
         text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False, indent=1)
+        # Like a real model, a reply longer than the call's token limit stops there.
+        finish = "stop"
+        if request.max_tokens and rough_tokens(text) > request.max_tokens:
+            text, finish = text[: int(request.max_tokens * 3.6)], "length"
         await self._stream(text, on_text)
         return ModelReply(
             text=text,
@@ -119,7 +123,7 @@ class ScriptedBackend:
             model=self.model,
             temperature=request.temperature,
             seconds=watch.seconds,
-            finish_reason="stop",
+            finish_reason=finish,
         )
 
     async def _stream(self, text: str, on_text: TextCallback | None) -> None:

@@ -341,10 +341,8 @@ class DecisionCourt(Briefs, Procedure):
         least = max(5, p.min_juror_words) if p.min_juror_words else 1
         schema = refine_schema(JurorReply, {
             "reasoning": {"pattern": word_pattern(least, 160, latin=latin)} if grammar else {"maxLength": 1400},
+            "facts_for": None, "facts_against": None,  # read from older records, no longer asked for
         })
-        for name in ("facts_for", "facts_against"):  # read from older records, no longer asked for
-            schema["properties"].pop(name)
-            schema["required"].remove(name)
 
         phrases, allowed = juror_votes(motion, p.jury_asks), p.vote_labels()
 
@@ -447,6 +445,10 @@ class DecisionCourt(Briefs, Procedure):
             # Bounds well above what the prompt asks for, so a sentence ends where the model ends it.
             "reasoning": {"pattern": f"^The prosecution {text}{{10,400}}[.] The defense {text}{{10,400}}[.]{on_jury}{text}{{5,300}}$"}
             if grammar else {"maxLength": 2400},
+            # Not asked for: the plain answer is built from the decision and the motion. Left in the
+            # schema, the grammar made the model write it anyway, unbounded (a 0.5B judge ran out
+            # of tokens there twice in CI and the trial failed).
+            "answer": None,
             "rationale": prose(10, 600),
             "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", **prose(8, 250)}},
         })
