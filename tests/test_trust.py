@@ -77,6 +77,21 @@ async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_wa
     assert all("Your outlook: " in p and '"abstain"' in p for p in juror_prompts(backend).values())
 
 
+async def test_jurors_who_read_the_evidence_alone_get_no_exhibit_list():
+    settings = SETTINGS.with_params("decision", {"jury_reads": "evidence"})
+    backend = ScriptedBackend()
+    record = await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
+    prompts = juror_prompts(backend)
+    assert len(prompts) == 5 and record.status == "complete"
+    for prompt in prompts.values():
+        assert "EXHIBITS:" not in prompt and "citing exhibit numbers" not in prompt
+        assert "THE MOTION: merge PR #214" in prompt and "naming the facts" in prompt
+    assert all("<<<EVIDENCE 1" in r.user_text() for r in backend.calls if r.role == "juror")  # still read
+    backend = ScriptedBackend()
+    await Trial(case(), SETTINGS, store=None, seed=5, backends={"scripted": backend}).run()
+    assert all("EXHIBITS:" in p and "citing exhibit numbers" in p for p in juror_prompts(backend).values())
+
+
 async def test_an_abstention_when_none_is_allowed_is_sent_back_once():
     settings = SETTINGS.with_params("decision", {"abstain": False})
     reply = '{"reasoning": "The evidence is thin either way and I cannot tell which side it favours from exhibits 1 to 3, so I would rather not commit to a vote on it today at all.", "vote": "abstain"}'

@@ -142,7 +142,9 @@ class Briefs:
         meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
                    f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
         lines = "\n".join(f'  - "{votes[label]}": {meaning[label]}' for label in labels or p.vote_labels())
-        weighing = self.render(f"weigh_{p.jury_asks}", motion=phrases["act"], refusal=phrases["do not act"]).strip()
+        cite = "citing exhibit numbers" if p.jury_reads == "exhibits" else "naming the facts"
+        weighing = self.render(f"weigh_{p.jury_asks}", motion=phrases["act"], refusal=phrases["do not act"],
+                               cite=cite).strip()
         outlook = f" Your outlook: {persona}." if persona else " Decide on the evidence alone."
         return self.render("juror", record=record, number=number, size=p.jury_size, outlook=outlook,
                            weighing=weighing, labels=lines)
@@ -151,11 +153,14 @@ class Briefs:
         """Every exhibit the jurors weigh: the prosecution's admitted ones, then the defense's verified ones."""
         return self.admitted(court, prosecution) + [e for e in defense.exhibits if e.verified]
 
-    def jury_record(self, exhibits: list[Exhibit] | None, motion: Motion = PLACEHOLDER) -> str:
+    def jury_record(self, exhibits: list[Exhibit] | None, motion: Motion = PLACEHOLDER, reads: str = "exhibits") -> str:
         """What the jurors read besides the evidence: the motion, and the verified exhibits of
         both sides as one neutral list, with neither side's name nor spin. Measured on clear No
         cases: a prosecutor obliged to argue Yes files the facts that say No, and jurors who read
-        them under "filed by the prosecution" counted them for acting (3 of 10 No cases lost)."""
+        them under "filed by the prosecution" counted them for acting (3 of 10 No cases lost).
+        ``reads = "evidence"`` (the ``jury_reads`` parameter): the motion alone, no exhibit list."""
+        if reads == "evidence":  # the evidence and the motion alone
+            return f"THE MOTION: {vote_phrases(motion)['act']}"
         if exhibits is None:  # dry run
             return self.render("jury_record", motion=vote_phrases(motion)["act"],
                                exhibits="[the verified exhibits of both sides, numbered, with no side named]")

@@ -49,6 +49,10 @@ class Parameters(BaseModel):
                                              "told only to decide on the evidence)")
     abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
                                             "juror votes one way)")
+    jury_reads: Literal["exhibits", "evidence"] = Field("exhibits", description="What each juror reads besides the "
+                                                         "evidence: the verified exhibits of both sides as one numbered "
+                                                         "list, or nothing more (the evidence and the motion alone, as a "
+                                                         "single call reads them)")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
