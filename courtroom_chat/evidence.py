@@ -228,3 +228,14 @@ def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int
                 if len(out) > limit:
                     return []
     return out
+
+
+def withhold(text: str, quote: str, marker: str) -> tuple[str, bool]:
+    """``text`` with every occurrence of ``quote`` replaced by ``marker``, and whether one was
+    found. Whitespace may differ (a quote verified across a line break); nothing else may."""
+    for words in (quote.split(), clean_quote(quote).split()):
+        if words:
+            out, count = re.subn(r"\s+".join(re.escape(w) for w in words), lambda _: marker, text)
+            if count:
+                return out, True
+    return text, False

@@ -216,8 +216,10 @@ async def test_dry_run_plans_every_prompt_and_calls_no_model(scripted_settings, 
     assert backend.calls == []
     assert record.calls == [] and RunStore(runs_dir).list() == []
     juror = plans[2].messages[1]["content"]
-    # jurors read the exhibits of both sides, not the advocates' arguments; the judge reads both
-    assert "[the verified exhibits of both sides" in juror and "[the defense's counter-argument]" not in juror
+    # jurors read the evidence and the motion, not the advocates' arguments (jury_reads = evidence,
+    # the default); the judge reads both sides
+    assert "<<<EVIDENCE 1" in juror and "THE MOTION: merge PR #214" in juror
+    assert "[the verified exhibits of both sides" not in juror and "[the defense's counter-argument]" not in juror
     judge = plans[-1].messages[1]["content"]
     assert "[the jury's tally]" in judge and "[the prosecutor's case statement]" in judge
     assert all(p.input_tokens > 0 and p.output_tokens > 0 for p in plans)

@@ -49,7 +49,7 @@ async def test_label_orders_are_seeded_reproducible_and_differ_between_jurors():
 async def test_exhibit_order_shuffles_only_when_asked():
     plain = await Trial(case(), SETTINGS, store=None, seed=3).run()
     assert all(o["exhibits"] == [1, 2, 3] for o in plain.outputs["orders"].values())
-    shuffled = SETTINGS.with_params("decision", {"shuffle_exhibits": True})
+    shuffled = SETTINGS.with_params("decision", {"shuffle_exhibits": True, "jury_reads": "exhibits"})
     backend = ScriptedBackend()
     record = await Trial(case(), shuffled, store=None, seed=3, backends={"scripted": backend}).run()
     orders = {k: tuple(v["exhibits"]) for k, v in record.outputs["orders"].items()}
@@ -57,6 +57,11 @@ async def test_exhibit_order_shuffles_only_when_asked():
     prompt = juror_prompts(backend)["juror-1"]
     listed = [prompt.index(f'\n{n}. "') for n in orders["juror-1"]]
     assert listed == sorted(listed)
+    # jurors who read no exhibit list have no exhibit order to shuffle: refused in one line
+    from courtroom_chat.errors import ConfigError
+
+    with pytest.raises(ConfigError, match='shuffle_exhibits needs jury_reads = "exhibits"'):
+        SETTINGS.with_params("decision", {"shuffle_exhibits": True})
 
 
 async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_way():
@@ -77,10 +82,9 @@ async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_wa
     assert all("Your outlook: " in p and '"abstain"' in p for p in juror_prompts(backend).values())
 
 
-async def test_jurors_who_read_the_evidence_alone_get_no_exhibit_list():
-    settings = SETTINGS.with_params("decision", {"jury_reads": "evidence"})
+async def test_jurors_read_the_evidence_alone_by_default_and_the_exhibit_list_on_request():
     backend = ScriptedBackend()
-    record = await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
+    record = await Trial(case(), SETTINGS, store=None, seed=5, backends={"scripted": backend}).run()
     prompts = juror_prompts(backend)
     assert len(prompts) == 5 and record.status == "complete"
     for prompt in prompts.values():
@@ -88,8 +92,10 @@ async def test_jurors_who_read_the_evidence_alone_get_no_exhibit_list():
         assert "THE MOTION: merge PR #214" in prompt and "naming the facts" in prompt
     assert all("<<<EVIDENCE 1" in r.user_text() for r in backend.calls if r.role == "juror")  # still read
     backend = ScriptedBackend()
-    await Trial(case(), SETTINGS, store=None, seed=5, backends={"scripted": backend}).run()
-    assert all("EXHIBITS:" in p and "citing exhibit numbers" in p for p in juror_prompts(backend).values())
+    settings = SETTINGS.with_params("decision", {"jury_reads": "exhibits"})
+    await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
+    listed = juror_prompts(backend).values()
+    assert all("EXHIBITS:" in p and "citing exhibit numbers" in p and '1. "' in p for p in listed)
 
 
 async def test_an_abstention_when_none_is_allowed_is_sent_back_once():
@@ -127,10 +133,12 @@ def test_most_cited_exhibit_is_the_majoritys():
 
 
 async def test_fragility_decides_again_without_the_most_cited_exhibit():
+    """Jurors who read the exhibit list (jury_reads = exhibits): the second jury's list lacks it."""
     words = " ".join(["The record supports it."] * 12)
     script = {"juror": [{"reasoning": f"Exhibit 3 decides it. {words}", "vote": "act"}]}
     backend = ScriptedBackend(script=script)
-    record = await Trial(case(), SETTINGS, store=None, fragility=True, backends={"scripted": backend}).run()
+    settings = SETTINGS.with_params("decision", {"jury_reads": "exhibits"})
+    record = await Trial(case(), settings, store=None, fragility=True, backends={"scripted": backend}).run()
     found = record.outcome.data["fragility"]
     assert found["removed"] == "exhibit 3" and found["held"] is True
     again = [r for r in backend.calls if r.role == "juror"][5:]  # the second jury
@@ -139,6 +147,33 @@ async def test_fragility_decides_again_without_the_most_cited_exhibit():
     assert any(c.stage.startswith("fragility:") for c in record.calls)
     text = replay(parse_events(record.events))
     assert "## Fragility check" in text and "Fragility: without exhibit 3" in text
+
+
+async def test_fragility_withholds_the_named_fact_from_jurors_who_read_the_evidence():
+    """Jurors who read the evidence itself (the default) name facts, not exhibit numbers: the
+    exhibit whose fact the majority names is found by its words, and the second jury reads the
+    evidence with that passage withheld."""
+    first = Trial(case(), SETTINGS, store=None, backends={"scripted": ScriptedBackend()})
+    admitted = [e for e in (await first.run()).prosecution.exhibits if e.verified]
+    named = admitted[-1]
+    words = " ".join(["The record supports it."] * 12)
+    script = {"juror": [{"reasoning": f"The evidence says {named.source_quote}. {words}", "vote": "act"}]}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(case(), SETTINGS, store=None, fragility=True, backends={"scripted": backend}).run()
+    found = record.outcome.data["fragility"]
+    assert found["removed"] == f"exhibit {named.number}"
+    jurors = [r for r in backend.calls if r.role == "juror"]
+    assert all(named.source_quote in r.user_text() for r in jurors[:5])
+    marker = f"[passage withheld: exhibit {named.number}]"
+    assert all(marker in r.user_text() and named.source_quote not in r.user_text() for r in jurors[5:10])
+    assert not any(w.rule == "fragility_passage" for w in record.warnings)
+
+
+def test_withhold_matches_across_line_breaks_and_says_when_it_cannot():
+    from courtroom_chat.evidence import withhold
+
+    assert withhold("a\nall 38 tests\n pass here", "all 38 tests pass", "[x]") == ("a\n[x] here", True)
+    assert withhold("nothing like it", "all 38 tests pass", "[x]") == ("nothing like it", False)
 
 
 def test_how_sure_claims_no_more_than_was_measured():

@@ -54,10 +54,16 @@ async def test_unverified_exhibit_is_shown_what_failed_and_repaired(scripted_set
     assert any(e.type == "agent_retry" and e.agent == "prosecutor" for e in events)
 
 
+def listed(settings):
+    """Jurors who read both sides' exhibits as a list (jury_reads = exhibits), where what the
+    jury is shown of the exhibits can be checked in its prompt."""
+    return settings.with_params("decision", {"jury_reads": "exhibits"})
+
+
 async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings):
     invented = "all 38 tests pass and the payments sandbox confirmed the Retry-After path"
     script = {"prosecutor": prosecution(invented)}
-    record, backend, _ = await trial(script, scripted_settings)
+    record, backend, _ = await trial(script, listed(scripted_settings))
     exhibit = record.prosecution.exhibits[0]
     assert not exhibit.verified and exhibit.nearest is not None and exhibit.nearest.similarity < 1
     assert "exhibit_unverified" in rules(record)
@@ -67,7 +73,7 @@ async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings)
 
 
 async def test_unverified_exhibits_are_admitted_when_exact_quotes_are_not_required(scripted_settings):
-    settings = scripted_settings.with_params("decision", {"require_exact_quotes": False})
+    settings = scripted_settings.with_params("decision", {"require_exact_quotes": False, "jury_reads": "exhibits"})
     invented = "all 38 tests pass and the payments sandbox confirmed it"
     record, backend, _ = await trial({"prosecutor": prosecution(invented)}, settings)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
@@ -343,7 +349,7 @@ async def test_a_prosecution_exhibit_the_defense_quotes_for_its_side_counts_for_
     turned = {**defense(challenges=((1, "refutes"),)),
               "exhibits": [{"source_quote": QUOTE, "shows": "A test still fails, so the fix is not ready."}]}
     votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
-    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": turned, **votes}, scripted_settings)
+    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": turned, **votes}, listed(scripted_settings))
     assert record.defense.turned == [1] and record.defense.exhibits == []
     assert "exhibit_duplicate" not in rules(record)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
@@ -363,7 +369,7 @@ async def test_jurors_weigh_both_sides_exhibits_as_one_list_with_no_side_named(s
     them as "filed by the prosecution" counted them for acting. Jurors read every verified
     exhibit of both sides in one numbered list, with neither side's name nor argument."""
     own = {**defense(), "exhibits": [{"source_quote": OTHER_QUOTE, "shows": "It shows a reason not to act."}]}
-    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": own}, scripted_settings)
+    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": own}, listed(scripted_settings))
     assert [e.verified for e in record.defense.exhibits] == [True]
     prompt = next(c for c in backend.calls if c.role == "juror").prompt
     jury_part = prompt[prompt.index("THE MOTION:"):]

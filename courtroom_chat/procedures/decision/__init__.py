@@ -19,7 +19,7 @@ from ...backends.base import ModelRequest
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
-from ...evidence import EvidenceIndex, normalise_text, quote_choices
+from ...evidence import EvidenceIndex, normalise_text, quote_choices, withhold
 from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, text_class, text_pattern
@@ -545,11 +545,20 @@ class DecisionCourt(Briefs, Procedure):
         admitted = self.admitted(court, prosecution)
         if not admitted:
             return {"held": None, "removed": "", "summary": "not run: no exhibit was admitted, so none can be removed"}
-        target = most_cited(jury, verdict.decision, [e.number for e in admitted])
+        target = most_cited(jury, verdict.decision, [e.number for e in admitted],
+                            {e.number: e.source_quote for e in admitted})
         reduced = prosecution.model_copy(update={"exhibits": [e for e in prosecution.exhibits if e.number != target]})
         answered = defense.model_copy(update={"exhibit_challenges": [c for c in defense.exhibit_challenges
                                                                      if c.exhibit != target]})
         shadow = court.shadow("fragility")
+        if court.params.jury_reads == "evidence":
+            # Jurors who read the evidence itself would still read the exhibit there: the
+            # second court reads the evidence with that passage withheld.
+            quote = next(e.source_quote for e in admitted if e.number == target)
+            shadow.prefix, found = withhold(shadow.prefix, quote, f"[passage withheld: exhibit {target}]")
+            if not found:
+                court.warn("fragility", "fragility_passage", f"exhibit {target}'s passage was not found in the "
+                           "evidence as the jurors read it, so the second jury still read it", stage="judge")
         jury2 = await self.deliberate(shadow, reduced, answered)
         verdict2 = await self.rule(shadow, reduced, answered, jury2)
         court.absorb(shadow)

@@ -49,10 +49,10 @@ class Parameters(BaseModel):
                                              "told only to decide on the evidence)")
     abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
                                             "juror votes one way)")
-    jury_reads: Literal["exhibits", "evidence"] = Field("exhibits", description="What each juror reads besides the "
-                                                         "evidence: the verified exhibits of both sides as one numbered "
-                                                         "list, or nothing more (the evidence and the motion alone, as a "
-                                                         "single call reads them)")
+    jury_reads: Literal["exhibits", "evidence"] = Field("evidence", description="What each juror reads besides the "
+                                                         "evidence: nothing more (the evidence and the motion, as a "
+                                                         "single call reads them; measured better on whole trials), or "
+                                                         "the verified exhibits of both sides as one numbered list")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
@@ -62,6 +62,9 @@ class Parameters(BaseModel):
             raise ValueError(f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})")
         if self.juror_temperature_min > self.juror_temperature_max:
             raise ValueError("juror_temperature_min is larger than juror_temperature_max")
+        if self.shuffle_exhibits and self.jury_reads != "exhibits":
+            raise ValueError('shuffle_exhibits needs jury_reads = "exhibits": jurors who read the evidence alone '
+                             "are shown no exhibit list to shuffle")
         return self
 
     def vote_labels(self) -> list[str]:
