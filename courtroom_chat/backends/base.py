@@ -74,9 +74,12 @@ class Backend(Protocol):
     async def aclose(self) -> None: ...
 
 
+CHARS_PER_TOKEN = 3.6  # English and code, roughly, whatever the provider
+
+
 def rough_tokens(text: str) -> int:
     """A provider-neutral token estimate (about 3.6 characters a token for English and code)."""
-    return max(1, round(len(text) / 3.6)) if text else 0
+    return max(1, round(len(text) / CHARS_PER_TOKEN)) if text else 0
 
 
 class Stopwatch:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import BackendError, ConfigError
 from ..records import Usage
-from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
+from .base import CHARS_PER_TOKEN, ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
 from .profiles import PROFILES
 
 
@@ -114,7 +114,7 @@ class ScriptedBackend:
         # Like a real model, a reply longer than the call's token limit stops there.
         finish = "stop"
         if request.max_tokens and rough_tokens(text) > request.max_tokens:
-            text, finish = text[: int(request.max_tokens * 3.6)], "length"
+            text, finish = text[: int(request.max_tokens * CHARS_PER_TOKEN)], "length"
         await self._stream(text, on_text)
         return ModelReply(
             text=text,

@@ -314,7 +314,7 @@ class DecisionCourt(Briefs, Procedure):
         p = court.params
         motion = self.motion(court, prosecution)
         weighed = self.jury_exhibits(court, prosecution, defense)
-        record = self.jury_record(weighed, motion, p.jury_reads)
+        record = self.jury_record(court, weighed, motion)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
         orders = {a.name: self.orders(court, a.name, weighed) for a in agents}
         court.keep("orders", {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()})
@@ -322,7 +322,7 @@ class DecisionCourt(Briefs, Procedure):
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
             seen = record if not p.shuffle_exhibits else self.jury_record(
-                sorted(weighed, key=lambda e: numbers.index(e.number)), motion, p.jury_reads)
+                court, sorted(weighed, key=lambda e: numbers.index(e.number)), motion)
             prompts[a.name] = self.juror_prompt(court, n, a.persona, motion, seen, labels)
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
                   for n, a in enumerate(agents, 1)]
@@ -585,7 +585,7 @@ class DecisionCourt(Briefs, Procedure):
         record = self.trial_record(prosecution, None)
         for n in range(1, p.jury_size + 1):
             a = self._agent(court, "juror", n)
-            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(None, motion, court.params.jury_reads))))
+            plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(court, None, motion))))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
             record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
             "[one line of reasoning per juror]", p.jury_size > 1, "guilty")))

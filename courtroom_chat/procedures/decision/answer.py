@@ -105,19 +105,15 @@ def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = 
     return out
 
 
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9][a-z0-9.%-]*", text.lower()) if len(w) >= 4 or any(c.isdigit() for c in w)}
-
-
 def most_cited(jury: Jury, decision: str, numbers: list[int], quotes: dict[int, str] | None = None) -> int:
     """The exhibit the jurors who voted for ``decision`` cite most (all jurors' citations break
     ties and stand in when the majority cites none); the first admitted one when nobody cites any.
 
     A juror cites an exhibit by number ("exhibit 2"), or, given ``quotes`` (number: quoted text),
-    by naming its fact: at least half the quote's content words (and two or more) in its reasoning.
+    by naming its fact: at least half the quote's key terms (and two or more) in its reasoning.
     Jurors who read the evidence without the exhibit list name facts, not numbers."""
     vote = {"guilty": "guilty", "not_guilty": "not_guilty"}.get(decision)
-    words = {n: _content_words(q) for n, q in (quotes or {}).items() if n in numbers}
+    words = {n: key_terms(q) for n, q in (quotes or {}).items() if n in numbers}
 
     def counts(jurors: list[Juror]) -> dict[int, int]:
         out = dict.fromkeys(numbers, 0)
@@ -125,7 +121,7 @@ def most_cited(jury: Jury, decision: str, numbers: list[int], quotes: dict[int, 
             cited: set[int] = set()
             for group in re.findall(r"(?i)exhibits?\s*#?\s*(\d+(?:\s*(?:,|and|&)\s*#?\d+)*)", j.reasoning):
                 cited.update(int(n) for n in re.findall(r"\d+", group) if int(n) in out)
-            said = _content_words(j.reasoning)
+            said = key_terms(j.reasoning)
             cited.update(n for n, w in words.items() if w and len(w & said) >= max(2, len(w) / 2))
             for n in cited:
                 out[n] += 1

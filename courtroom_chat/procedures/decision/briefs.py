@@ -153,13 +153,13 @@ class Briefs:
         """Every exhibit the jurors weigh: the prosecution's admitted ones, then the defense's verified ones."""
         return self.admitted(court, prosecution) + [e for e in defense.exhibits if e.verified]
 
-    def jury_record(self, exhibits: list[Exhibit] | None, motion: Motion = PLACEHOLDER, reads: str = "exhibits") -> str:
+    def jury_record(self, court: Court, exhibits: list[Exhibit] | None, motion: Motion = PLACEHOLDER) -> str:
         """What the jurors read besides the evidence: the motion, and the verified exhibits of
         both sides as one neutral list, with neither side's name nor spin. Measured on clear No
         cases: a prosecutor obliged to argue Yes files the facts that say No, and jurors who read
         them under "filed by the prosecution" counted them for acting (3 of 10 No cases lost).
-        ``reads = "evidence"`` (the ``jury_reads`` parameter): the motion alone, no exhibit list."""
-        if reads == "evidence":  # the evidence and the motion alone
+        With ``jury_reads = "evidence"``: the motion alone, no exhibit list."""
+        if court.params.jury_reads == "evidence":
             return f"THE MOTION: {vote_phrases(motion)['act']}"
         if exhibits is None:  # dry run
             return self.render("jury_record", motion=vote_phrases(motion)["act"],
