@@ -49,6 +49,7 @@ from .events import (
     TextDelta,
     WarningRaised,
 )
+from .evidence import withhold as withhold_passage
 from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
@@ -134,8 +135,8 @@ class Court:
         self.flags: list[Flag] = scan(self.case.context)
         record.flags = [f.model_dump(mode="json") for f in self.flags]
         self.readable = redacted(self.case.context, self.flags) if self.flags else list(self.case.context)
-        shown = self.case.model_copy(update={"context": self.readable})
-        self.prefix = procedure.case_block(shown) + (f"\n\n{notice(self.flags)}" if self.flags else "")
+        self.prefix = self._case_text(self.readable)
+        self.prefixes: dict[str, str] = {}  # an agent that reads the evidence in an order of its own
         self._taught: list[str] | None = None  # the instructions' own wording, for the prompt-leak rule
         self.seed = record.seed
         self.label = ""  # a shadow court's purpose ("fragility")
@@ -253,6 +254,34 @@ class Court:
         court.label = label
         return court
 
+    def _case_text(self, documents: list[Any]) -> str:
+        shown = self.case.model_copy(update={"context": documents})
+        return self.procedure.case_block(shown) + (f"\n\n{notice(self.flags)}" if self.flags else "")
+
+    def reorder_evidence(self, agent: str, order: list[int]) -> None:
+        """``agent`` reads the evidence documents in ``order`` (their 1-based numbers), as an
+        order control; it then reads the whole case anew instead of from the shared prompt cache."""
+        if sorted(order) != list(range(1, len(self.readable) + 1)):
+            raise ValueError(f"not an order of the {len(self.readable)} evidence documents: {order}")
+        if order != sorted(order):
+            self.prefixes[agent] = self._case_text([self.readable[i - 1] for i in order])
+
+    def withhold(self, quote: str, marker: str) -> bool:
+        """Withhold a passage from every agent of this court (a shadow court's second jury):
+        ``quote`` becomes ``marker`` wherever the evidence holds it; whether it was found."""
+        found, documents = False, []
+        for doc in self.readable:
+            text, hit = withhold_passage(doc.text, quote, marker)
+            found = found or hit
+            documents.append(doc.model_copy(update={"text": text}) if hit else doc)
+        self.readable = documents
+        self.prefix = self._case_text(documents)
+        return found
+
+    def prefix_for(self, agent: Agent) -> str:
+        """The case as ``agent`` reads it: the shared case block, or its own order of the evidence."""
+        return self.prefixes.get(agent.name, self.prefix)
+
     def absorb(self, shadow: Court) -> None:
         """Keep a shadow court's calls (their cost and tokens) in this record, marked by stage."""
         for call in shadow.record.calls:
@@ -287,13 +316,17 @@ class Court:
                      max_tokens or (declared.max_tokens if declared else 800),
                      expected_output_tokens or (declared.expected_output_tokens if declared else 300), round)
 
+    def system_for(self, agent: Agent) -> str:
+        """The system prompt ``agent`` reads: its role's own, or the procedure's shared one."""
+        return self.procedure.role_system(self, agent.role) or self.system
+
     def request(self, agent: Agent, prompt: str, wire: type[BaseModel], inputs: dict[str, Any],
                 schema: dict[str, Any] | None = None) -> ModelRequest:
         return ModelRequest(
             agent=agent.name,
             role=agent.role,
-            system=self.system,
-            prefix=self.prefix,
+            system=self.system_for(agent),
+            prefix=self.prefix_for(agent),
             prompt=prompt,
             schema=schema or wire.model_json_schema(),
             schema_name=wire.__name__,
@@ -310,7 +343,7 @@ class Court:
             window = agent.backend.context_window
             if not window:
                 continue
-            needed = agent.backend.estimate_tokens(f"{self.system}\n{self.prefix}\n\n{prompt}") + agent.max_tokens
+            needed = agent.backend.estimate_tokens(f"{self.system_for(agent)}\n{self.prefix_for(agent)}\n\n{prompt}") + agent.max_tokens
             if needed > window:
                 evidence = agent.backend.estimate_tokens(self.prefix)
                 cut = needed - window
@@ -325,7 +358,7 @@ class Court:
         each role's expected output, priced like real calls."""
         estimate = 0.0
         for agent, prompt in planned:
-            tokens_in = agent.backend.estimate_tokens(f"{self.system}\n{self.prefix}\n\n{prompt}")
+            tokens_in = agent.backend.estimate_tokens(f"{self.system_for(agent)}\n{self.prefix_for(agent)}\n\n{prompt}")
             cost = estimate_cost(agent.backend.price_provider, agent.model_id, tokens_in, agent.expected_output_tokens)
             estimate += cost or 0.0
         return estimate

@@ -225,6 +225,25 @@ async def test_dry_run_plans_every_prompt_and_calls_no_model(scripted_settings, 
     assert all(p.input_tokens > 0 and p.output_tokens > 0 for p in plans)
 
 
+async def test_jurors_may_read_a_system_prompt_of_their_own(scripted_settings):
+    """juror_system = "juror": jurors read a system prompt that names no side; every other role
+    keeps the court's, in the dry run and in the requests the backend gets."""
+    own = scripted_settings.with_params("decision", {"juror_system": "juror"})
+    for settings, juror_reads_court in ((scripted_settings, True), (own, False)):
+        events = []
+        await Trial(code_case(), settings, store=None, dry_run=True).run(events.append)
+        systems = {e.agent: e.messages[0]["content"] for e in events if e.type == "prompt_planned"}
+        assert "A prosecutor argues YES" in systems["prosecutor"] and "A prosecutor argues YES" in systems["judge"]
+        assert ("A prosecutor argues YES" in systems["juror-3"]) is juror_reads_court
+        assert systems["juror-3"].startswith("You are a juror") is not juror_reads_court
+    backend = ScriptedBackend()
+    record = await Trial(code_case(), own, store=None, backends={"scripted": backend}).run(lambda e: None)
+    assert record.status == "complete"
+    by_role = {c.role: c.system for c in backend.calls}
+    assert by_role["juror"].startswith("You are a juror") and "prosecutor" not in by_role["juror"]
+    assert by_role["judge"].startswith("You are an officer of a decision court")
+
+
 async def test_dry_run_needs_no_api_key_and_estimates_claude_cost(scripted_settings):
     settings = scripted_settings.with_backend("anthropic")
     events = []

@@ -64,6 +64,53 @@ async def test_exhibit_order_shuffles_only_when_asked():
         SETTINGS.with_params("decision", {"shuffle_exhibits": True})
 
 
+def evidence_names(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"<<<EVIDENCE \d+: (\S+) ", text)
+
+
+async def test_evidence_order_shuffles_per_juror_only_when_asked_and_the_others_share_one():
+    names = ["code-commit/pr-214.md", "code-commit/pr-214.diff", "code-commit/test-log.txt"]
+    plain = await Trial(case(), SETTINGS, store=None, seed=3).run()
+    assert all("evidence" not in o for o in plain.outputs["orders"].values())
+    settings = SETTINGS.with_params("decision", {"shuffle_evidence": True})
+    runs = []
+    for _ in range(2):
+        backend = ScriptedBackend()
+        record = await Trial(case(), settings, store=None, seed=3, backends={"scripted": backend}).run()
+        runs.append((record, backend))
+    (record, backend), (again, _) = runs
+    orders = {k: v["evidence"] for k, v in record.outputs["orders"].items()}
+    assert orders == {k: v["evidence"] for k, v in again.outputs["orders"].items()}  # seeded: reproducible
+    assert len({tuple(o) for o in orders.values()}) > 1 and all(sorted(o) == [1, 2, 3] for o in orders.values())
+    for call in backend.calls:
+        read = [n.split("/", 1)[-1] for n in evidence_names(call.user_text())]
+        if call.role == "juror":
+            assert read == [names[i - 1].split("/", 1)[-1] for i in orders[call.agent]]
+        else:  # the advocates and the judge read the one shared order, from the prompt cache
+            assert read == [n.split("/", 1)[-1] for n in names]
+    assert record.status == "complete"
+    # the fixed-order control turns it off with the others
+    from courtroom_chat.procedures.decision import DecisionCourt
+
+    assert DecisionCourt.fixed_order["shuffle_evidence"] is False
+
+
+async def test_a_withheld_passage_stays_withheld_from_jurors_who_read_their_own_order():
+    first = Trial(case(), SETTINGS, store=None, backends={"scripted": ScriptedBackend()})
+    named = [e for e in (await first.run()).prosecution.exhibits if e.verified][-1]
+    words = " ".join(["The record supports it."] * 12)
+    script = {"juror": [{"reasoning": f"The evidence says {named.source_quote}. {words}", "vote": "act"}]}
+    backend = ScriptedBackend(script=script)
+    settings = SETTINGS.with_params("decision", {"shuffle_evidence": True})
+    record = await Trial(case(), settings, store=None, fragility=True, backends={"scripted": backend}).run()
+    assert record.outcome.data["fragility"]["removed"] == f"exhibit {named.number}"
+    second = [r for r in backend.calls if r.role == "juror"][5:10]
+    assert len(second) == 5 and all(named.source_quote not in r.user_text() for r in second)
+    assert all("[passage withheld" in r.user_text() for r in second)
+
+
 async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_way():
     settings = SETTINGS.with_params("decision", {"personas": False, "abstain": False})
     backend = ScriptedBackend()

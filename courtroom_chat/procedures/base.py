@@ -141,6 +141,11 @@ class Procedure:
     def system_prompt(self, case: Case) -> str:
         return self.render("system")
 
+    def role_system(self, court: Any, role: str) -> str | None:
+        """A system prompt of a role's own, or None: the procedure's one system prompt, shared by
+        every role so the prompt cache reads it and the case once (an own prompt costs one more read)."""
+        return None
+
     def case_block(self, case: Case) -> str:
         """The case as every agent reads it: identical bytes for every agent, so it caches."""
         return case_block(case, self.folder())

@@ -19,7 +19,7 @@ from ...backends.base import ModelRequest
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
-from ...evidence import EvidenceIndex, normalise_text, quote_choices, withhold
+from ...evidence import EvidenceIndex, normalise_text, quote_choices
 from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, text_class, text_pattern
@@ -63,7 +63,7 @@ class DecisionCourt(Briefs, Procedure):
              description="Rules when enough jurors vote to act"),
     )
     Parameters = Parameters
-    fixed_order = {"shuffle_labels": False, "shuffle_exhibits": False}
+    fixed_order = {"shuffle_labels": False, "shuffle_exhibits": False, "shuffle_evidence": False}
 
     async def run(self, court: Court) -> None:
         prosecution = await self.prosecute(court)
@@ -73,6 +73,9 @@ class DecisionCourt(Briefs, Procedure):
 
     def demo(self, request: ModelRequest) -> dict[str, Any] | None:
         return demo_reply(request)
+
+    def role_system(self, court: Court, role: str) -> str | None:
+        return self.render("system_juror") if role == "juror" and court.params.juror_system == "juror" else None
 
     def result_of(self, record: RunRecord) -> dict[str, Any]:
         """The Courtroom POC ``CourtroomResult`` in snake_case, plus extra fields (``-o`` output)."""
@@ -317,7 +320,11 @@ class DecisionCourt(Briefs, Procedure):
         record = self.jury_record(court, weighed, motion)
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
         orders = {a.name: self.orders(court, a.name, weighed) for a in agents}
-        court.keep("orders", {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()})
+        kept = {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()}
+        for a in agents:
+            if p.shuffle_evidence:
+                kept[a.name]["evidence"] = self.evidence_order(court, a)
+        court.keep("orders", kept)
         prompts = {}
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
@@ -555,8 +562,7 @@ class DecisionCourt(Briefs, Procedure):
             # Jurors who read the evidence itself would still read the exhibit there: the
             # second court reads the evidence with that passage withheld.
             quote = next(e.source_quote for e in admitted if e.number == target)
-            shadow.prefix, found = withhold(shadow.prefix, quote, f"[passage withheld: exhibit {target}]")
-            if not found:
+            if not shadow.withhold(quote, f"[passage withheld: exhibit {target}]"):
                 court.warn("fragility", "fragility_passage", f"exhibit {target}'s passage was not found in the "
                            "evidence as the jurors read it, so the second jury still read it", stage="judge")
         jury2 = await self.deliberate(shadow, reduced, answered)
@@ -585,6 +591,8 @@ class DecisionCourt(Briefs, Procedure):
         record = self.trial_record(prosecution, None)
         for n in range(1, p.jury_size + 1):
             a = self._agent(court, "juror", n)
+            if p.shuffle_evidence:
+                self.evidence_order(court, a)
             plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(court, None, motion))))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
             record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",

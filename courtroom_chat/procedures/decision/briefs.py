@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...court import Court
+from ...court import Agent, Court
 from ...motion import Motion, from_phrase, motion_problems, parse
 from ..base import literal_pattern
 from .records import Defense, Exhibit, Prosecution
@@ -177,6 +177,15 @@ class Briefs:
         if p.shuffle_exhibits:
             court.rng(agent, "exhibits").shuffle(numbers)
         return labels, numbers
+
+    @staticmethod
+    def evidence_order(court: Court, agent: Agent) -> list[int]:
+        """A juror's own seeded order of the evidence documents (``shuffle_evidence``), set as
+        the case it reads; the order, as the documents' numbers, for the record."""
+        order = list(range(1, len(court.readable) + 1))
+        court.rng(agent.name, "evidence").shuffle(order)
+        court.reorder_evidence(agent.name, order)
+        return order
 
     def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool,
                      majority: str | None = None) -> str:

@@ -53,8 +53,16 @@ class Parameters(BaseModel):
                                                          "evidence: nothing more (the evidence and the motion, as a "
                                                          "single call reads them; measured better on whole trials), or "
                                                          "the verified exhibits of both sides as one numbered list")
+    juror_system: Literal["court", "juror"] = Field("court", description="The system prompt jurors read: the "
+                                                    "court's, shared by every role (it names a prosecutor who argues "
+                                                    "YES and a defense who argues NO), or a juror's own that names "
+                                                    "no side (costs one more read of the case)")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
+
+    shuffle_evidence: bool = Field(False, description="Each juror reads the evidence documents in its own seeded "
+                                                      "order (each juror then reads the whole case anew, without "
+                                                      "the shared prompt cache)")
 
     @model_validator(mode="after")
     def _consistent(self) -> Parameters:
