@@ -281,6 +281,12 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     assert re.fullmatch(weighing, " ".join(["word"] * 150))
     # an English case keeps Chinese, Japanese and Korean characters out of the text
     assert not re.fullmatch(weighing, " ".join(["word"] * 30 + ["设计A"]))
+    # juror_pattern = false: a plain bounded string, as the baselines are decoded (measured worse)
+    plain = GrammarScripted(script={"prosecutor": prosecution()})
+    settings = scripted_settings.with_params("decision", {"juror_pattern": False})
+    await Trial(case(), settings, store=None, backends={"scripted": plain}).run()
+    free = next(c for c in plain.calls if c.role == "juror").schema["properties"]["reasoning"]
+    assert "pattern" not in free and free["maxLength"] == 1400
     statement = next(c for c in backend.calls if c.role == "prosecutor").schema["properties"]["case_statement"]
     assert re.fullmatch(statement["pattern"], "Merging fixes the crash. " * 10) and not re.fullmatch(statement["pattern"], "instead of设计A")
     harm = next(c for c in backend.calls if c.role == "prosecutor").schema["$defs"]["ExhibitReply"]["properties"]["harm"]

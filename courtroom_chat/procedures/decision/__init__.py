@@ -347,7 +347,8 @@ class DecisionCourt(Briefs, Procedure):
         # Under a grammar, count words (the rule counts \w+ runs); else bound characters.
         least = max(5, p.min_juror_words) if p.min_juror_words else 1
         schema = refine_schema(JurorReply, {
-            "reasoning": {"pattern": word_pattern(least, 160, latin=latin)} if grammar else {"maxLength": 1400},
+            "reasoning": ({"pattern": word_pattern(least, 160, latin=latin)} if grammar and p.juror_pattern
+                          else {"maxLength": 1400}),
             "facts_for": None, "facts_against": None,  # read from older records, no longer asked for
         })
 

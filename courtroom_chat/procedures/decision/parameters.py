@@ -57,6 +57,9 @@ class Parameters(BaseModel):
                                                     "court's, shared by every role (it names a prosecutor who argues "
                                                     "YES and a defense who argues NO), or a juror's own that names "
                                                     "no side (costs one more read of the case)")
+    juror_pattern: bool = Field(True, description="Decode each juror's reasoning under a word pattern (single "
+                                                  "spaces, no quotation marks, bounded words and count); false: a "
+                                                  "plain string of bounded length, as the baselines are decoded")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
