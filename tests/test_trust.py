@@ -111,6 +111,38 @@ async def test_a_withheld_passage_stays_withheld_from_jurors_who_read_their_own_
     assert all("[passage withheld" in r.user_text() for r in second)
 
 
+async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_word():
+    """jury_asks = "plain": each juror gets the baseline's system prompt, case and prompt (its
+    two answers in the juror's own order), no outlook and no abstention; yes / no are counted
+    as votes to act / not to act."""
+    from courtroom_chat import plain
+    from courtroom_chat.errors import ConfigError
+    from courtroom_chat.evaluation.methods import Baselines
+    from courtroom_chat.backends import BackendPool
+
+    settings = SETTINGS.with_params("decision", {"jury_asks": "plain"})
+    answers = [{"reasoning": "All tests pass and two reviewers approved.", "decision": d, "confidence": 0.8}
+               for d in ("yes", "no", "yes", "yes", "no")]
+    backend = ScriptedBackend(script={"juror": answers})
+    record = await Trial(case(), settings, store=None, seed=4, backends={"scripted": backend}).run()
+    jurors = [c for c in backend.calls if c.role == "juror"]
+    single = Baselines(settings, BackendPool(settings)).request("single", case(), 1, 0.2, 0)
+    orders = record.outputs["orders"]
+    for call in jurors:
+        order = ["yes" if label == "act" else "no" for label in orders[call.agent]["labels"]]
+        assert call.system == single.system == plain.SYSTEM and call.prefix == single.prefix
+        assert call.prompt == plain.prompt(order) and call.schema == plain.schema(order)
+        assert sorted(order) == ["no", "yes"]  # no abstention
+    assert {tuple(o["labels"]) for o in orders.values()} == {("act", "do not act"), ("do not act", "act")}
+    assert single.prompt == plain.prompt() and single.schema == plain.schema()
+    jury = record.jury
+    assert [j.vote for j in jury.jurors] == ["guilty", "not_guilty", "guilty", "guilty", "not_guilty"]
+    assert all(j.persona == "" for j in jury.jurors) and jury.split().startswith("3–2")
+    assert record.outcome.polarity == "yes"
+    with pytest.raises(ConfigError, match='jury_asks = "plain" asks each juror what a single call is asked'):
+        SETTINGS.with_params("decision", {"jury_asks": "plain", "jury_reads": "exhibits"})
+
+
 async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_way():
     settings = SETTINGS.with_params("decision", {"personas": False, "abstain": False})
     backend = ScriptedBackend()

@@ -29,12 +29,16 @@ from .answer import POLARITY, confidences, evidence_confidence, key_terms, most_
 from .briefs import (
     LABEL_MEANINGS,
     PLACEHOLDER,
+    PLAIN_ANSWER,
+    PLAIN_SYSTEM,
     VOTE_LABELS,
     Briefs,
     exhibits_text,
     filed_text,
     juror_votes,
     motion_of,
+    plain_schema,
+    plainly,
     vote_phrases,
 )
 from .demo import demo_reply
@@ -75,7 +79,11 @@ class DecisionCourt(Briefs, Procedure):
         return demo_reply(request)
 
     def role_system(self, court: Court, role: str) -> str | None:
-        return self.render("system_juror") if role == "juror" and court.params.juror_system == "juror" else None
+        if role != "juror":
+            return None
+        if plainly(court.params):
+            return PLAIN_SYSTEM
+        return self.render("system_juror") if court.params.juror_system == "juror" else None
 
     def result_of(self, record: RunRecord) -> dict[str, Any]:
         """The Courtroom POC ``CourtroomResult`` in snake_case, plus extra fields (``-o`` output)."""
@@ -96,7 +104,7 @@ class DecisionCourt(Briefs, Procedure):
         p = court.params
         if role == "juror":
             return court.agent(f"juror-{number}", "juror", f"Juror {number}", "jury",
-                               persona=PERSONAS[(number - 1) % len(PERSONAS)] if p.personas else "",
+                               persona=PERSONAS[(number - 1) % len(PERSONAS)] if p.personas and not plainly(p) else "",
                                temperature=p.juror_temperatures()[number - 1])
         temperature = p.judge_temperature if role == "judge" else p.advocate_temperature
         stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]
@@ -350,24 +358,32 @@ class DecisionCourt(Briefs, Procedure):
             "reasoning": ({"pattern": word_pattern(least, 160, latin=latin)} if grammar and p.juror_pattern
                           else {"maxLength": 1400}),
             "facts_for": None, "facts_against": None,  # read from older records, no longer asked for
+            "confidence": None,  # a plain juror's alone
         })
 
         phrases, allowed = juror_votes(motion, p.jury_asks), p.vote_labels()
+        min_words = 0 if plainly(p) else p.min_juror_words  # a plain juror is asked for "a few sentences"
+
+        def decoded(agent: Agent) -> dict[str, Any]:
+            """The juror's schema, its votes in its own order."""
+            order = orders[agent.name][0]
+            if plainly(p):
+                return plain_schema([PLAIN_ANSWER[label] for label in order])
+            return {**schema, "properties": {**schema["properties"], "vote": {
+                "type": "string", "enum": [phrases[label] for label in order]}}}
 
         def check(reply: JurorReply) -> list[Any]:
-            problems = juror_problems(reply, p.min_juror_words, phrases)
+            problems = juror_problems(reply, min_words, phrases)
             if reply.label(phrases["act"], phrases["do not act"]) not in allowed:
                 choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
             return problems
 
         async def sit(agent: Agent, juror: Juror) -> None:
-            own = {**schema, "properties": {**schema["properties"], "vote": {
-                "type": "string", "enum": [phrases[label] for label in orders[agent.name][0]]}}}
             try:
                 answer = await court.ask(
-                    agent, prompts[agent.name], JurorReply, schema=own, check=check,
-                    inputs={"number": juror.number, "persona": juror.persona, "min_words": p.min_juror_words,
+                    agent, prompts[agent.name], JurorReply, schema=decoded(agent), check=check,
+                    inputs={"number": juror.number, "persona": juror.persona, "min_words": max(min_words, 5),
                             "exhibits": [e.model_dump(mode="json") for e in weighed], "motion": prosecution.motion,
                             "votes": phrases},
                 )

@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import plain as plain_call
 from ...court import Agent, Court
 from ...motion import Motion, from_phrase, motion_problems, parse
 from ..base import literal_pattern
 from .records import Defense, Exhibit, Prosecution
 
 VOTE_LABELS = ["act", "do not act", "abstain"]
+PLAIN_ANSWER = {"act": plain_call.YES, "do not act": plain_call.NO}  # a plain juror's answers
+PLAIN_SYSTEM = plain_call.SYSTEM
+plain_schema = plain_call.schema
+
+
+def plainly(p: Any) -> bool:
+    """Whether jurors are asked exactly what the single-call baseline is asked (``jury_asks = "plain"``)."""
+    return p.jury_asks == "plain"
 LABEL_MEANINGS = {
     "act": "if the facts for it weigh more",
     "do not act": "if the facts against weigh more",
@@ -30,8 +39,6 @@ def juror_votes(motion: Motion, asks: str) -> dict[str, str]:
     """What a juror writes for each vote: the motion's own words (``jury_asks = "motion"``), or a
     plain yes / no to the question, each explained by the motion's words (``"question"``)."""
     return vote_phrases(motion) if asks == "motion" else {"act": "yes", "do not act": "no", "abstain": "abstain"}
-
-
 
 
 def motion_of(question: str, written: str = "") -> Motion:
@@ -138,6 +145,8 @@ class Briefs:
     def juror_prompt(self, court: Court, number: int, persona: str, motion: Motion, record: str,
                      labels: list[str] | None = None) -> str:
         p = court.params
+        if plainly(p):  # the baseline's own prompt, the two answers in this juror's order
+            return plain_call.prompt([PLAIN_ANSWER[label] for label in labels or p.vote_labels()])
         phrases, votes = vote_phrases(motion), juror_votes(motion, p.jury_asks)
         meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
                    f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}

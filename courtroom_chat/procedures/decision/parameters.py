@@ -41,10 +41,11 @@ class Parameters(BaseModel):
     min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
     min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
     shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
-    jury_asks: Literal["motion", "question"] = Field("motion", description="What each juror is asked: to weigh what "
-                                                     "says yes to the motion against what says no and vote in the "
-                                                     "motion's words, or to answer the question yes or no from the "
-                                                     "evidence, as a single call is asked")
+    jury_asks: Literal["motion", "question", "plain"] = Field(
+        "motion", description="What each juror is asked: to weigh what speaks for the motion against what speaks "
+        "against it and vote in the motion's words; to answer the question yes or no as a juror (outlook, "
+        "abstention); or plain: exactly what the single-call baseline is asked, word for word (no outlook, no "
+        "abstention, its own system prompt), so the jury is a majority of plain calls")
     personas: bool = Field(True, description="Each juror is given an outlook of its own (off: every juror is "
                                              "told only to decide on the evidence)")
     abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
@@ -73,6 +74,9 @@ class Parameters(BaseModel):
             raise ValueError(f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})")
         if self.juror_temperature_min > self.juror_temperature_max:
             raise ValueError("juror_temperature_min is larger than juror_temperature_max")
+        if self.jury_asks == "plain" and self.jury_reads != "evidence":
+            raise ValueError('jury_asks = "plain" asks each juror what a single call is asked, from the evidence '
+                             'alone: set jury_reads = "evidence"')
         if self.shuffle_exhibits and self.jury_reads != "exhibits":
             raise ValueError('shuffle_exhibits needs jury_reads = "exhibits": jurors who read the evidence alone '
                              "are shown no exhibit list to shuffle")
@@ -80,7 +84,7 @@ class Parameters(BaseModel):
 
     def vote_labels(self) -> list[str]:
         """The votes a juror may cast, in the court's own words."""
-        return ["act", "do not act", "abstain"] if self.abstain else ["act", "do not act"]
+        return ["act", "do not act", "abstain"] if self.abstain and self.jury_asks != "plain" else ["act", "do not act"]
 
     def juror_temperatures(self) -> list[float]:
         """Temperatures spread evenly from min to max, one per juror."""

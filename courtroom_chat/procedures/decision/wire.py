@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ...replies import fraction
 
@@ -73,6 +73,20 @@ class JurorReply(BaseModel):
     facts_against: str = ""
     reasoning: str = ""
     vote: str  # a vote label, or (as jurors are asked) the motion, its refusal, or "abstain"
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)  # a plain juror's own (jury_asks = "plain")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decision_is_vote(cls, data: Any) -> Any:
+        """A plain juror (``jury_asks = "plain"``) answers "decision": yes / no, as a single call does."""
+        if isinstance(data, dict) and "vote" not in data and "decision" in data:
+            data = {**data, "vote": data["decision"]}
+        return data
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _fraction(cls, v: Any) -> Any:
+        return fraction(v)
 
     def label(self, motion: str, refusal: str) -> str | None:
         """The vote as act / do not act / abstain: jurors vote with the motion's own words."""
