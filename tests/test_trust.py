@@ -139,6 +139,8 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     assert [j.vote for j in jury.jurors] == ["guilty", "not_guilty", "guilty", "guilty", "not_guilty"]
     assert all(j.persona == "" for j in jury.jurors) and jury.split().startswith("3–2")
     assert record.outcome.polarity == "yes"
+    shown = replay(parse_events(record.events))
+    assert "temperature 0.2" in shown and "** · temperature" not in shown  # no empty outlook shown
     with pytest.raises(ConfigError, match='jury_asks = "plain" asks each juror what a single call is asked'):
         SETTINGS.with_params("decision", {"jury_asks": "plain", "jury_reads": "exhibits"})
 

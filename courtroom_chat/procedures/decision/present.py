@@ -69,7 +69,8 @@ def juror_title(j: dict[str, Any]) -> str:
 
 
 def juror_markdown(j: dict[str, Any]) -> str:
-    head = f"*{j['persona']}* · temperature {temperature_text(j.get('temperature'))}"
+    outlook = f"*{j['persona']}* · " if j.get("persona") else ""  # none with personas off, or plain jurors
+    head = f"{outlook}temperature {temperature_text(j.get('temperature'))}"
     if j.get("status") == "failed":
         return f"{head}\n\n**Failed:** {j.get('error', '')}"
     return f"{head}\n\n**Vote: {VOTE_LABEL.get(j.get('vote'))}**\n\n{j.get('reasoning', '')}"
