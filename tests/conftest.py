@@ -40,3 +40,10 @@ def scripted_settings():
     from courtroom_chat.config import Settings
 
     return Settings().with_backend("scripted")
+
+
+def motion_jury(settings):
+    """Jurors who weigh the motion and vote in its words (``jury_asks = "motion"``), where what
+    such a juror is told and how its vote is read can be checked; the default juror is plain,
+    asked exactly what the single-call baseline is asked."""
+    return settings.with_params("decision", {"jury_asks": "motion"})

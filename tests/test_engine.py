@@ -11,7 +11,7 @@ from courtroom_chat.errors import BudgetExceeded, RoleOutputError
 from courtroom_chat.events import parse_events
 from courtroom_chat.render import replay
 from courtroom_chat.store import RunStore
-from tests.conftest import CASES
+from tests.conftest import CASES, motion_jury
 
 
 def code_case():
@@ -71,6 +71,7 @@ async def test_result_has_the_courtroom_poc_fields(scripted_settings):
 
 
 async def test_the_jury_majority_decides_either_way_and_the_judge_writes_the_ruling(scripted_settings):
+    scripted_settings = motion_jury(scripted_settings)
     for vote, decision in (("do not act", "not_guilty"), ("act", "guilty")):
         backend = ScriptedBackend(script={"juror": [{"reasoning": "word " * 59 + "word.", "vote": vote}]})
         record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run()
@@ -216,9 +217,12 @@ async def test_dry_run_plans_every_prompt_and_calls_no_model(scripted_settings, 
     assert backend.calls == []
     assert record.calls == [] and RunStore(runs_dir).list() == []
     juror = plans[2].messages[1]["content"]
-    # jurors read the evidence and the motion, not the advocates' arguments (jury_reads = evidence,
-    # the default); the judge reads both sides
-    assert "<<<EVIDENCE 1" in juror and "THE MOTION: merge PR #214" in juror
+    # jurors are asked what one plain call is asked, from the evidence alone (jury_asks = "plain",
+    # the default), not the advocates' arguments; the judge reads both sides
+    from courtroom_chat import plain
+
+    assert "<<<EVIDENCE 1" in juror and juror.endswith(plain.prompt()) and "THE MOTION" not in juror
+    assert plans[2].messages[0]["content"] == plain.SYSTEM
     assert "[the verified exhibits of both sides" not in juror and "[the defense's counter-argument]" not in juror
     judge = plans[-1].messages[1]["content"]
     assert "[the jury's tally]" in judge and "[the prosecutor's case statement]" in judge
@@ -228,6 +232,7 @@ async def test_dry_run_plans_every_prompt_and_calls_no_model(scripted_settings, 
 async def test_jurors_may_read_a_system_prompt_of_their_own(scripted_settings):
     """juror_system = "juror": jurors read a system prompt that names no side; every other role
     keeps the court's, in the dry run and in the requests the backend gets."""
+    scripted_settings = motion_jury(scripted_settings)
     own = scripted_settings.with_params("decision", {"juror_system": "juror"})
     for settings, juror_reads_court in ((scripted_settings, True), (own, False)):
         events = []

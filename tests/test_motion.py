@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from courtroom_chat.motion import MotionError, from_phrase, motion_for, motion_problems, named_terms, negate, parse
+from tests.conftest import motion_jury
 
 # (question, Yes answer, No answer, mirror question)
 SHAPES = [
@@ -226,6 +227,7 @@ def _prosecution(motion):
 
 
 async def test_the_court_answers_the_iclr_question_with_its_motion(scripted_settings):
+    scripted_settings = motion_jury(scripted_settings)
     record, backend = await _trial("Should ICLR 2017 accept this paper?", {}, scripted_settings)
     assert record.outcome.answer in ("Yes: ICLR 2017 should accept this paper", "No: ICLR 2017 should not accept this paper")
     prosecutor = next(c for c in backend.calls if c.role == "prosecutor")

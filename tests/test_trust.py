@@ -15,6 +15,9 @@ from courtroom_chat.render import how_sure, replay
 from tests.conftest import CASES
 
 SETTINGS = Settings().with_backend("scripted")
+# jurors who weigh the motion and vote in its words (jury_asks = "motion"; the default is a plain
+# juror, asked what a single call is asked): what such a juror is told can be checked in its prompt
+MOTION = SETTINGS.with_params("decision", {"jury_asks": "motion"})
 
 
 def case():
@@ -29,13 +32,13 @@ async def test_label_orders_are_seeded_reproducible_and_differ_between_jurors():
     runs = []
     for _ in range(2):
         backend = ScriptedBackend()
-        record = await Trial(case(), SETTINGS, store=None, seed=7, backends={"scripted": backend}).run()
+        record = await Trial(case(), MOTION, store=None, seed=7, backends={"scripted": backend}).run()
         runs.append((record.outputs["orders"], juror_prompts(backend)))
     (orders, prompts), (again, prompts_again) = runs
     assert orders == again and prompts == prompts_again  # the same seed, the same orders and prompts
     labels = [tuple(o["labels"]) for o in orders.values()]
     assert len(set(labels)) > 1, "each juror gets its own order"
-    other = await Trial(case(), SETTINGS, store=None, seed=8).run()
+    other = await Trial(case(), MOTION, store=None, seed=8).run()
     assert other.outputs["orders"] != orders
     # the prompt lists the votes, in the motion's own words, in the juror's order
     phrases = {"act": "merge PR #214 (retry with backoff for the HTTP client) now",
@@ -49,7 +52,7 @@ async def test_label_orders_are_seeded_reproducible_and_differ_between_jurors():
 async def test_exhibit_order_shuffles_only_when_asked():
     plain = await Trial(case(), SETTINGS, store=None, seed=3).run()
     assert all(o["exhibits"] == [1, 2, 3] for o in plain.outputs["orders"].values())
-    shuffled = SETTINGS.with_params("decision", {"shuffle_exhibits": True, "jury_reads": "exhibits"})
+    shuffled = SETTINGS.with_params("decision", {"shuffle_exhibits": True, "jury_reads": "exhibits", "jury_asks": "motion"})
     backend = ScriptedBackend()
     record = await Trial(case(), shuffled, store=None, seed=3, backends={"scripted": backend}).run()
     orders = {k: tuple(v["exhibits"]) for k, v in record.outputs["orders"].items()}
@@ -116,9 +119,9 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     two answers in the juror's own order), no outlook and no abstention; yes / no are counted
     as votes to act / not to act."""
     from courtroom_chat import plain
+    from courtroom_chat.backends import BackendPool
     from courtroom_chat.errors import ConfigError
     from courtroom_chat.evaluation.methods import Baselines
-    from courtroom_chat.backends import BackendPool
 
     settings = SETTINGS.with_params("decision", {"jury_asks": "plain"})
     answers = [{"reasoning": "All tests pass and two reviewers approved.", "decision": d, "confidence": 0.8}
@@ -131,7 +134,7 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     for call in jurors:
         order = ["yes" if label == "act" else "no" for label in orders[call.agent]["labels"]]
         assert call.system == single.system == plain.SYSTEM and call.prefix == single.prefix
-        assert call.prompt == plain.prompt(order) and call.schema == plain.schema(order)
+        assert call.prompt == plain.prompt(order) and call.schema == {"title": "JurorReply", **plain.schema(order)}
         assert sorted(order) == ["no", "yes"]  # no abstention
     assert {tuple(o["labels"]) for o in orders.values()} == {("act", "do not act"), ("do not act", "act")}
     assert single.prompt == plain.prompt() and single.schema == plain.schema()
@@ -141,12 +144,12 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     assert record.outcome.polarity == "yes"
     shown = replay(parse_events(record.events))
     assert "temperature 0.2" in shown and "** · temperature" not in shown  # no empty outlook shown
-    with pytest.raises(ConfigError, match='jury_asks = "plain" asks each juror what a single call is asked'):
+    with pytest.raises(ConfigError, match='jury_reads = "exhibits" needs jury_asks = "motion" or "question"'):
         SETTINGS.with_params("decision", {"jury_asks": "plain", "jury_reads": "exhibits"})
 
 
 async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_way():
-    settings = SETTINGS.with_params("decision", {"personas": False, "abstain": False})
+    settings = MOTION.with_params("decision", {"personas": False, "abstain": False})
     backend = ScriptedBackend()
     record = await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
     prompts = juror_prompts(backend)
@@ -159,13 +162,13 @@ async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_wa
     assert all(j["persona"] == "" and j["vote"] in ("guilty", "not_guilty") for j in jurors)
     # the default keeps both
     backend = ScriptedBackend()
-    await Trial(case(), SETTINGS, store=None, seed=5, backends={"scripted": backend}).run()
+    await Trial(case(), MOTION, store=None, seed=5, backends={"scripted": backend}).run()
     assert all("Your outlook: " in p and '"abstain"' in p for p in juror_prompts(backend).values())
 
 
 async def test_jurors_read_the_evidence_alone_by_default_and_the_exhibit_list_on_request():
     backend = ScriptedBackend()
-    record = await Trial(case(), SETTINGS, store=None, seed=5, backends={"scripted": backend}).run()
+    record = await Trial(case(), MOTION, store=None, seed=5, backends={"scripted": backend}).run()
     prompts = juror_prompts(backend)
     assert len(prompts) == 5 and record.status == "complete"
     for prompt in prompts.values():
@@ -173,7 +176,7 @@ async def test_jurors_read_the_evidence_alone_by_default_and_the_exhibit_list_on
         assert "THE MOTION: merge PR #214" in prompt and "naming the facts" in prompt
     assert all("<<<EVIDENCE 1" in r.user_text() for r in backend.calls if r.role == "juror")  # still read
     backend = ScriptedBackend()
-    settings = SETTINGS.with_params("decision", {"jury_reads": "exhibits"})
+    settings = MOTION.with_params("decision", {"jury_reads": "exhibits", "jury_asks": "motion"})
     await Trial(case(), settings, store=None, seed=5, backends={"scripted": backend}).run()
     listed = juror_prompts(backend).values()
     assert all("EXHIBITS:" in p and "citing exhibit numbers" in p and '1. "' in p for p in listed)
@@ -218,7 +221,7 @@ async def test_fragility_decides_again_without_the_most_cited_exhibit():
     words = " ".join(["The record supports it."] * 12)
     script = {"juror": [{"reasoning": f"Exhibit 3 decides it. {words}", "vote": "act"}]}
     backend = ScriptedBackend(script=script)
-    settings = SETTINGS.with_params("decision", {"jury_reads": "exhibits"})
+    settings = SETTINGS.with_params("decision", {"jury_reads": "exhibits", "jury_asks": "motion"})
     record = await Trial(case(), settings, store=None, fragility=True, backends={"scripted": backend}).run()
     found = record.outcome.data["fragility"]
     assert found["removed"] == "exhibit 3" and found["held"] is True

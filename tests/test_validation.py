@@ -10,7 +10,7 @@ from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.case import load_case
 from courtroom_chat.engine import Trial
 from courtroom_chat.errors import RoleOutputError
-from tests.conftest import CASES
+from tests.conftest import CASES, motion_jury
 
 QUOTE = "1 failed, 37 passed in 2.41s"
 OTHER_QUOTE = "I have not tested the Retry-After path against the real payments sandbox yet."
@@ -57,7 +57,7 @@ async def test_unverified_exhibit_is_shown_what_failed_and_repaired(scripted_set
 def listed(settings):
     """Jurors who read both sides' exhibits as a list (jury_reads = exhibits), where what the
     jury is shown of the exhibits can be checked in its prompt."""
-    return settings.with_params("decision", {"jury_reads": "exhibits"})
+    return settings.with_params("decision", {"jury_reads": "exhibits", "jury_asks": "motion"})
 
 
 async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings):
@@ -73,7 +73,7 @@ async def test_exhibit_still_unverified_is_kept_from_the_jury(scripted_settings)
 
 
 async def test_unverified_exhibits_are_admitted_when_exact_quotes_are_not_required(scripted_settings):
-    settings = scripted_settings.with_params("decision", {"require_exact_quotes": False, "jury_reads": "exhibits"})
+    settings = scripted_settings.with_params("decision", {"require_exact_quotes": False, "jury_reads": "exhibits", "jury_asks": "motion"})
     invented = "all 38 tests pass and the payments sandbox confirmed it"
     record, backend, _ = await trial({"prosecutor": prosecution(invented)}, settings)
     juror_prompt = next(c for c in backend.calls if c.role == "juror").prompt
@@ -122,6 +122,7 @@ async def test_defense_must_address_the_core_claim(scripted_settings):
 
 
 async def test_juror_reasoning_needs_fifty_words(scripted_settings):
+    scripted_settings = motion_jury(scripted_settings)
     short = {"reasoning": "Looks fine to me.", "vote": "act"}
     good = {"reasoning": GOOD_REASONING, "vote": "act"}
     record, backend, _ = await trial({"juror-1": [short, good]}, scripted_settings)
@@ -133,6 +134,7 @@ async def test_juror_reasoning_needs_fifty_words(scripted_settings):
 
 
 async def test_plain_labels_are_mapped_to_verdict_words(scripted_settings):
+    scripted_settings = motion_jury(scripted_settings)
     votes = ["act", "do not act", "abstain", "Don't act", "guilty"]
     script = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": v} for i, v in enumerate(votes, 1)}
     record, _, _ = await trial(script, scripted_settings)
@@ -250,6 +252,7 @@ async def test_an_answer_off_the_subject_cannot_reach_the_verdict(scripted_setti
 async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settings):
     """A backend that decodes under a grammar is handed patterns that make the rules hold by
     construction: the defense opens on the motion, the judge names both sides and the jury."""
+    scripted_settings = motion_jury(scripted_settings)
     import re
 
     from courtroom_chat.procedures.base import literal_pattern
@@ -322,6 +325,7 @@ async def test_a_question_without_evidence_asks_for_arguments_not_quotes(scripte
 async def test_a_juror_whose_facts_all_point_one_way_cannot_vote_the_other(scripted_settings):
     """Facts found on one side only and a vote for the other side: the juror is asked once more;
     if it still contradicts itself the vote stands and the verdict carries the warning."""
+    scripted_settings = motion_jury(scripted_settings)
     against_only = {"facts_for": "none", "facts_against": "Exhibit 1: 1 failed, 37 passed in 2.41s, a test still fails.",
                     "reasoning": GOOD_REASONING, "vote": "act"}
     revised = {**against_only, "vote": "do not act"}
@@ -342,6 +346,7 @@ async def test_a_juror_whose_facts_all_point_one_way_cannot_vote_the_other(scrip
     ("", "Exhibit 2: one test fails.", "abstain"),             # abstaining contradicts nothing
 ])
 async def test_a_vote_that_goes_with_the_jurors_facts_is_not_questioned(scripted_settings, facts_for, facts_against, vote):
+    scripted_settings = motion_jury(scripted_settings)
     reply = {"facts_for": facts_for, "facts_against": facts_against, "reasoning": GOOD_REASONING, "vote": vote}
     record, backend, _ = await trial({"juror-1": reply}, scripted_settings)
     assert len([c for c in backend.calls if c.agent == "juror-1"]) == 1

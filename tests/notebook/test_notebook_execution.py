@@ -12,7 +12,7 @@ EXPECTED = {  # text each notebook must show once run: proof it did what it says
     "quickstart.ipynb": ["complete · ", "judge's confidence", "Exhibit 1: ✅ verified at essay-publish/"],
     "explore_runs.ipynb": ["failed, as scripted: scripted failure for judge: the model server went away",
                            "10 runs stored in", "evidence_confidence", "image/png"],
-    "dry_run_prompts.ipynb": ["anthropic:claude-sonnet-4-6", "+++ juror-5", "estimated cost (USD)",
+    "dry_run_prompts.ipynb": ["anthropic:claude-sonnet-4-6", "+++ juror-5 (motion)", "estimated cost (USD)",
                               "tokens in"],
     "evaluate.ipynb": ["court", "single"],  # the evaluation notebook (its own tests are in tests/evaluation)
 }

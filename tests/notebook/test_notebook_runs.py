@@ -14,7 +14,7 @@ from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.errors import InputError
 
 CASES = [ESSAY, ROOT / "cases" / "code-commit.json", ROOT / "cases" / "architecture.json"]
-SHORT_REASONING = {"reasoning": "Too short.", "vote": "act"}  # breaks the juror word rule: asked again
+SHORT_REASONING = {"reasoning": "Too short.", "vote": "abstain"}  # a plain juror may not abstain: asked again
 FULL_REASONING = {"reasoning": " ".join(["The verified exhibits show the change is tested and reviewed."] * 6),
                   "vote": "act"}
 
@@ -81,7 +81,7 @@ def test_calls_frame_has_one_row_per_call(made):
     juror2 = calls[(calls["run_id"] == made[1].run_id) & (calls["agent"] == "juror-2")]
     assert list(juror2["attempt"]) == [1, 2]
     assert list(juror2["outcome"]) == ["broke rules", "repaired"]
-    assert juror2["problems"].iloc[0] == "the reasoning has 2 words; give at least 30 words of reasoning for your vote"
+    assert juror2["problems"].iloc[0] == 'the vote "abstain" is none of "yes", "no"; vote with one of them'
     judge = calls[(calls["run_id"] == made[3].run_id) & (calls["role"] == "judge")]
     assert list(judge["outcome"]) == ["failed"] and list(judge["error"]) == ["scripted failure for judge: boom"]
 

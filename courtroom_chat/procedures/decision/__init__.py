@@ -363,18 +363,23 @@ class DecisionCourt(Briefs, Procedure):
 
         phrases, allowed = juror_votes(motion, p.jury_asks), p.vote_labels()
         min_words = 0 if plainly(p) else p.min_juror_words  # a plain juror is asked for "a few sentences"
+        spoken = vote_phrases(motion)
+
+        def vote_of(reply: JurorReply) -> str | None:
+            """act / do not act / abstain: the juror's vote as asked, or in the motion's own words."""
+            return reply.label(phrases["act"], phrases["do not act"]) or reply.label(spoken["act"], spoken["do not act"])
 
         def decoded(agent: Agent) -> dict[str, Any]:
             """The juror's schema, its votes in its own order."""
             order = orders[agent.name][0]
             if plainly(p):
-                return plain_schema([PLAIN_ANSWER[label] for label in order])
+                return {"title": JurorReply.__name__, **plain_schema([PLAIN_ANSWER[label] for label in order])}
             return {**schema, "properties": {**schema["properties"], "vote": {
                 "type": "string", "enum": [phrases[label] for label in order]}}}
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, min_words, phrases)
-            if reply.label(phrases["act"], phrases["do not act"]) not in allowed:
+            if vote_of(reply) not in allowed:
                 choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
             return problems
@@ -387,7 +392,7 @@ class DecisionCourt(Briefs, Procedure):
                             "exhibits": [e.model_dump(mode="json") for e in weighed], "motion": prosecution.motion,
                             "votes": phrases},
                 )
-                label = answer.value.label(phrases["act"], phrases["do not act"])
+                label = vote_of(answer.value)
                 if label not in allowed:  # still no readable vote after the repair: the juror is counted as failed
                     error = RoleOutputError(f"the juror ({agent.spec}) voted {answer.value.vote!r}, none of the choices",
                                             agent=agent.name, raw=answer.raw)

@@ -42,10 +42,11 @@ class Parameters(BaseModel):
     min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
     shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
     jury_asks: Literal["motion", "question", "plain"] = Field(
-        "motion", description="What each juror is asked: to weigh what speaks for the motion against what speaks "
+        "plain", description="What each juror is asked: to weigh what speaks for the motion against what speaks "
         "against it and vote in the motion's words; to answer the question yes or no as a juror (outlook, "
         "abstention); or plain: exactly what the single-call baseline is asked, word for word (no outlook, no "
-        "abstention, its own system prompt), so the jury is a majority of plain calls")
+        "abstention, its own system prompt), so the jury is a majority of plain calls; measured best on whole "
+        "trials, 20 of 20)")
     personas: bool = Field(True, description="Each juror is given an outlook of its own (off: every juror is "
                                              "told only to decide on the evidence)")
     abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
@@ -75,11 +76,11 @@ class Parameters(BaseModel):
         if self.juror_temperature_min > self.juror_temperature_max:
             raise ValueError("juror_temperature_min is larger than juror_temperature_max")
         if self.jury_asks == "plain" and self.jury_reads != "evidence":
-            raise ValueError('jury_asks = "plain" asks each juror what a single call is asked, from the evidence '
-                             'alone: set jury_reads = "evidence"')
+            raise ValueError('jury_reads = "exhibits" needs jury_asks = "motion" or "question": a plain juror '
+                             '(jury_asks = "plain", the default) reads the evidence alone, as a single call does')
         if self.shuffle_exhibits and self.jury_reads != "exhibits":
-            raise ValueError('shuffle_exhibits needs jury_reads = "exhibits": jurors who read the evidence alone '
-                             "are shown no exhibit list to shuffle")
+            raise ValueError('shuffle_exhibits needs jury_reads = "exhibits" (with jury_asks = "motion" or '
+                             '"question"): jurors who read the evidence alone are shown no exhibit list to shuffle')
         return self
 
     def vote_labels(self) -> list[str]:
