@@ -31,9 +31,11 @@ def prompt(order: Sequence[str] = (YES, NO)) -> str:
     return PROMPT.format(choices=" or ".join(f'"{answer}"' for answer in order))
 
 
-def schema(order: Sequence[str] = (YES, NO)) -> dict[str, Any]:
-    """The plain reply's JSON schema, the decision's answers in ``order``."""
+def schema(order: Sequence[str] = (YES, NO), title: str | None = None) -> dict[str, Any]:
+    """The plain reply's JSON schema, the decision's answers in ``order``; ``title`` names the
+    reply model (the Anthropic and Ollama backends name the tool and route mocks by it)."""
     return {
+        **({"title": title} if title else {}),
         "type": "object",
         "properties": {
             "reasoning": {"type": "string", "maxLength": 900},

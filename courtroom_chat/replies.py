@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -61,6 +61,26 @@ def fraction(v: Any) -> Any:
     except (TypeError, ValueError):
         return v
     return number / 100 if 1 < number <= 100 else number
+
+
+def renamed(data: Any, field: str, alias: str) -> Any:
+    """A reply that gives ``field`` under another name (a plain juror's "decision" is its vote;
+    a reply written to a juror's schema carries its answer as "vote"): the value as ``field``.
+    For a ``model_validator(mode="before")``."""
+    if isinstance(data, dict) and field not in data and alias in data:
+        return {**data, field: data[alias]}
+    return data
+
+
+class Confident(BaseModel):
+    """A reply that may say how sure it is: a probability, read as a fraction when given in percent."""
+
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _fraction(cls, v: Any) -> Any:
+        return fraction(v)
 
 
 def words(text: str) -> int:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, field_validator, model_validator
 
 from .. import plain
 from ..backends import BackendPool
@@ -34,7 +34,7 @@ from ..errors import CourtroomError
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
 from ..records import RunRecord
-from ..replies import fraction
+from ..replies import Confident, renamed
 from ..store import RunStore
 from .datasets import NO, YES
 
@@ -168,18 +168,15 @@ _LABELS = {"yes": YES, "no": NO, "act": YES, "do not act": NO, "guilty": YES, "n
            "true": YES, "false": NO}
 
 
-class AnswerReply(BaseModel):
+class AnswerReply(Confident):
     reasoning: str = ""
     decision: Literal["yes", "no"]
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @model_validator(mode="before")
     @classmethod
     def _vote_is_decision(cls, data: Any) -> Any:
         """A reply written to a juror's schema carries the answer as "vote"."""
-        if isinstance(data, dict) and "decision" not in data and "vote" in data:
-            data = {**data, "decision": data["vote"]}
-        return data
+        return renamed(data, "decision", "vote")
 
     @field_validator("decision", mode="before")
     @classmethod
@@ -189,11 +186,6 @@ class AnswerReply(BaseModel):
         if isinstance(v, str):
             return _LABELS.get(" ".join(v.strip().lower().replace("_", " ").split()).strip(" ."), v)
         return v
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _percent(cls, v: Any) -> Any:
-        return fraction(v)
 
 
 class LabelReply(AnswerReply):

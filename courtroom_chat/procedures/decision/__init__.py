@@ -367,13 +367,13 @@ class DecisionCourt(Briefs, Procedure):
 
         def vote_of(reply: JurorReply) -> str | None:
             """act / do not act / abstain: the juror's vote as asked, or in the motion's own words."""
-            return reply.label(phrases["act"], phrases["do not act"]) or reply.label(spoken["act"], spoken["do not act"])
+            return reply.label(phrases, spoken)
 
         def decoded(agent: Agent) -> dict[str, Any]:
             """The juror's schema, its votes in its own order."""
             order = orders[agent.name][0]
             if plainly(p):
-                return {"title": JurorReply.__name__, **plain_schema([PLAIN_ANSWER[label] for label in order])}
+                return plain_schema([PLAIN_ANSWER[label] for label in order], title=JurorReply.__name__)
             return {**schema, "properties": {**schema["properties"], "vote": {
                 "type": "string", "enum": [phrases[label] for label in order]}}}
 

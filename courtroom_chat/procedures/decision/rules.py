@@ -108,7 +108,7 @@ def juror_problems(reply: JurorReply, min_words: int, votes: dict[str, str] | No
     if n < min_words:
         problems.append(Problem("juror_words", f"the reasoning has {n} words; give at least {min_words} words of reasoning for your vote"))
     if votes:
-        label = reply.label(votes["act"], votes["do not act"])
+        label = reply.label(votes)
         none_for, none_against = names_nothing(reply.facts_for), names_nothing(reply.facts_against)
         side = "do not act" if none_for and not none_against else "act" if none_against and not none_for else None
         if side and label in ("act", "do not act") and label != side:

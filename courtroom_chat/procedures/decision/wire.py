@@ -6,11 +6,12 @@ voting against their own reasoning).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from ...replies import fraction
+from ...replies import Confident, fraction, renamed
 
 
 def _label(value: Any, mapping: dict[str, str]) -> Any:
@@ -63,38 +64,36 @@ class DefenseReply(BaseModel):
     alternative: str
 
 
-class JurorReply(BaseModel):
+class JurorReply(Confident):
     """A juror weighs the evidence in its reasoning, then votes. ``facts_for`` and
     ``facts_against`` are read from records of the release that asked for them (and checked
     against the vote when a reply gives them); jurors are no longer asked for them: the 1.5B
-    filled "for" with the first fact it read, whichever way it pointed (see the README)."""
+    filled "for" with the first fact it read, whichever way it pointed (see the README).
+    ``confidence`` is a plain juror's own (``jury_asks = "plain"``)."""
 
     facts_for: str = ""
     facts_against: str = ""
     reasoning: str = ""
     vote: str  # a vote label, or (as jurors are asked) the motion, its refusal, or "abstain"
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)  # a plain juror's own (jury_asks = "plain")
 
     @model_validator(mode="before")
     @classmethod
     def _decision_is_vote(cls, data: Any) -> Any:
-        """A plain juror (``jury_asks = "plain"``) answers "decision": yes / no, as a single call does."""
-        if isinstance(data, dict) and "vote" not in data and "decision" in data:
-            data = {**data, "vote": data["decision"]}
-        return data
+        """A plain juror answers "decision": yes / no, as a single call does."""
+        return renamed(data, "vote", "decision")
 
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _fraction(cls, v: Any) -> Any:
-        return fraction(v)
-
-    def label(self, motion: str, refusal: str) -> str | None:
-        """The vote as act / do not act / abstain: jurors vote with the motion's own words."""
+    def label(self, *phrasings: Mapping[str, str]) -> str | None:
+        """The vote as act / do not act / abstain: in the words of any of ``phrasings`` (each
+        maps "act" and "do not act" to what a juror writes for them), or a plain label."""
         def norm(text: str) -> str:
             return re.sub(r"[\s_\-']+", " ", text.strip().lower()).strip(" .\"")
 
         said = norm(self.vote)
-        return {norm(motion): "act", norm(refusal): "do not act"}.get(said) or _VOTES.get(said)
+        for words in phrasings:
+            found = {norm(words["act"]): "act", norm(words["do not act"]): "do not act"}.get(said)
+            if found:
+                return found
+        return _VOTES.get(said)
 
     def text(self) -> str:
         """The juror's reasoning as the record keeps it: the facts each way, then the weighing."""
