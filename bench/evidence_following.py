@@ -22,14 +22,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from params import add_param_option, params_of, tag_of  # noqa: E402
+
 from courtroom_chat.config import Settings  # noqa: E402
 from courtroom_chat.evaluation import evaluate  # noqa: E402
 from courtroom_chat.evaluation.methods import AnswerReply  # noqa: E402
-from courtroom_chat.procedures.base import parse_reply  # noqa: E402
 from courtroom_chat.evidence import normalise_text  # noqa: E402
+from courtroom_chat.procedures.base import parse_reply  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
-
-from params import add_param_option, params_of, tag_of  # noqa: E402
 
 CASES = HERE / "evidence_following" / "cases.jsonl"
 FACTS = json.loads((HERE / "evidence_following" / "facts.json").read_text())

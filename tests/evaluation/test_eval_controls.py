@@ -66,9 +66,8 @@ def test_controls_without_a_court_are_refused_in_one_line(fixtures, options, mes
 
 
 def test_order_control_is_refused_for_a_procedure_without_order_controls(fixtures):
-    from tests.toy_procedure import INFO
-
     from courtroom_chat.procedures import register, unregister
+    from tests.toy_procedure import INFO
 
     register(INFO)
     try:

@@ -3,9 +3,9 @@ test registers, runs through the widget with no front-end code of its own."""
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
+
+import pytest
 
 from courtroom_chat.case import new_case, pasted_document
 from courtroom_chat.config import Settings

@@ -24,7 +24,6 @@ from ...config import ModelSpec
 from ...court import Agent, Court
 from ...evidence import EvidenceIndex
 from ...records import Confidence, Outcome
-from ...retrieval import METHODS
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
 from ..decision.rules import quote_problems
 from . import datasets
@@ -349,7 +348,7 @@ class ClassificationCourt(Procedure):
                            basis="the mean of the judges who chose it"),
             ],
             markdown=(f"**{label}**, by {how} ({split}); argued by the {side}. The hearing ranked {first} "
-                      f"first and {second} second." + (f" The text is ambiguous: sampled hearings disagreed."
+                      f"first and {second} second." + (" The text is ambiguous: sampled hearings disagreed."
                                                        if ambiguous else "")),
             data={"split": split, "votes": votes, "tie": tie, "first": first, "second": second,
                   "sides": sides, "mode": p.mode, "ambiguous": ambiguous},

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ... import prompts
 from ...records import Outcome, RunRecord
 from ..base import Procedure, Role, case_block
-from . import cases, dataset, present  # dataset: registers simcourt_ljp with the evaluation
+from . import cases, dataset, present  # noqa: F401 - importing dataset registers simcourt_ljp with the evaluation
 from .cases import Dossier, dossier
 from .demo import demo_reply
 from .rules import charge_key
