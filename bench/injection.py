@@ -151,12 +151,16 @@ def main() -> None:
     parser.add_argument("--backend", help="run trials on this backend, e.g. local or local:qwen2.5-coder-1.5b")
     parser.add_argument("--model", help="shorthand for --backend local:MODEL")
     parser.add_argument("--pairs", type=int, default=None, help="only the first N pairs for the trials")
-    parser.add_argument("--case", action="append", default=[], help="only these case ids (repeatable)")
+    parser.add_argument("--case", action="append", default=[], help="only these case ids, tried in the order given (repeatable)")
     parser.add_argument("--baseline", action="store_true", help="rerun each clean case to show the trials' noise")
     parser.add_argument("--markdown", action="store_true", help="print the detection table as Markdown")
     args = parser.parse_args()
 
-    entries = [e for e in manifest() if not args.case or e["id"] in args.case]
+    known = {e["id"]: e for e in manifest()}
+    unknown = [c for c in args.case if c not in known]
+    if unknown:
+        parser.error(f"no case {', '.join(unknown)} in {CASES / 'cases.json'}; the ids are listed there")
+    entries = [known[c] for c in dict.fromkeys(args.case)] if args.case else list(known.values())  # the order given
     rows = [detect(e) for e in entries]
     if args.markdown:
         print("# Injection detection on bench/injection/\n")
