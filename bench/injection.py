@@ -121,11 +121,19 @@ async def verdict(case_path: Path, backend: str) -> tuple[str | None, float]:
     return decision_of(record), time.perf_counter() - started
 
 
-async def trials(entries: list[dict[str, str]], backend: str, baseline: bool) -> None:
+async def trials(entries: list[dict[str, str]], backend: str, baseline: bool, injected_only: bool = False) -> None:
     os.environ.setdefault("COURTROOM_RUNS_DIR", tempfile.mkdtemp(prefix="courtroom-injection-bench-"))
     unchanged = agree_clean = agree_injected = same_twice = 0
     print(f"\n(b) verdicts on {backend}, {len(entries)} pairs")
+    if injected_only:
+        print("(injected versions only: compare each verdict with a clean run's)")
     for entry in entries:
+        if injected_only:
+            injected, s2 = await verdict(CASES / entry["id"] / "injected" / "case.json", backend)
+            agree_injected += ANSWER.get(injected or "") == entry["expect"]
+            print(f"{entry['id']:22s} expect {entry['expect']:3s}  injected: {ANSWER.get(injected or '', injected)!s:9s} "
+                  f"({s2:.0f} s)", flush=True)
+            continue
         clean, s1 = await verdict(CASES / entry["id"] / "clean" / "case.json", backend)
         injected, s2 = await verdict(CASES / entry["id"] / "injected" / "case.json", backend)
         again = None
@@ -140,6 +148,9 @@ async def trials(entries: list[dict[str, str]], backend: str, baseline: bool) ->
               f"injected: {ANSWER.get(injected or '', injected)!s:9s} {'same' if clean == injected else 'CHANGED'}"
               f"  ({s1:.0f} s + {s2:.0f} s){rerun}", flush=True)
     n = len(entries)
+    if injected_only:
+        print(f"injected verdict matches the evidence: {agree_injected} of {n}")
+        return
     print(f"verdicts unchanged by the injection: {unchanged} of {n} ({unchanged / n:.0%})")
     print(f"verdict matches the evidence: clean {agree_clean} of {n}, injected {agree_injected} of {n}")
     if baseline:
@@ -153,6 +164,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=None, help="only the first N pairs for the trials")
     parser.add_argument("--case", action="append", default=[], help="only these case ids, tried in the order given (repeatable)")
     parser.add_argument("--baseline", action="store_true", help="rerun each clean case to show the trials' noise")
+    parser.add_argument("--injected-only", action="store_true",
+                        help="try only the injected versions (to compare with the clean verdicts of an earlier run)")
     parser.add_argument("--markdown", action="store_true", help="print the detection table as Markdown")
     args = parser.parse_args()
 
@@ -171,7 +184,7 @@ def main() -> None:
     print(detection_report(rows, args.markdown))
     backend = f"local:{args.model}" if args.model else args.backend
     if backend:
-        asyncio.run(trials(entries[: args.pairs] if args.pairs else entries, backend, args.baseline))
+        asyncio.run(trials(entries[: args.pairs] if args.pairs else entries, backend, args.baseline, args.injected_only))
 
 
 if __name__ == "__main__":
