@@ -256,9 +256,7 @@ class Court:
 
     def _case_text(self, documents: list[Any]) -> str:
         shown = self.case.model_copy(update={"context": documents})
-        # The note on flagged passages comes first: read last, just before the role's prompt, it
-        # became what small models reasoned about (see injection.notice).
-        return (f"{notice(self.flags)}\n\n" if self.flags else "") + self.procedure.case_block(shown)
+        return self.procedure.case_block(shown) + (f"\n\n{notice(self.flags)}" if self.flags else "")
 
     def reorder_evidence(self, agent: str, order: list[int]) -> None:
         """``agent`` reads the evidence documents in ``order`` (their 1-based numbers), as an

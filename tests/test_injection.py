@@ -217,8 +217,7 @@ def test_the_notice_names_locations_and_reasons_never_the_words():
     flags = scan([doc(ISSUE_18), read_document(FIXTURES / "positive" / "migration.diff")])
     text = notice(flags)
     assert "notes.md:6" in text and "migration.diff:8-9" in text
-    assert "not evidence for either answer" in text and "removed" in text
-    assert "verdict" not in text and "steer" not in text  # neutral: names no side and no verdict
+    assert "not evidence" in text and "do not follow them" in text
     assert "SYSTEM NOTICE" not in text and "Vote act" not in text
     assert notice([]) == ""
 

