@@ -86,6 +86,8 @@ async def main() -> None:
           f"{gen_tps:.1f} tok/s; slots {settings.local.parallel}; each trial starts from a fresh runtime (cold cache)")
 
     walls, agents_total, agents_valid, repairs = [], 0, 0, 0
+    first_tokens: dict[str, list[float]] = {}  # role -> seconds from the call's start to its first text
+    first_after_free: dict[str, list[float]] = {}  # the same, from when the slot it waited for was free
     first_rss = 0.0
     judged_flags: list[bool] = []
     for i in range(1, args.trials + 1):
@@ -118,6 +120,17 @@ async def main() -> None:
             for c in calls:
                 if c.problems:
                     print(f"    {c.agent} attempt {c.attempt}: {'; '.join(c.problems)[:300]}")
+        for c in calls:
+            if c.first_token_seconds is not None:
+                first_tokens.setdefault(c.role, []).append(c.first_token_seconds)
+                start, first = c.started_at.timestamp(), c.started_at.timestamp() + c.first_token_seconds
+                # One slot: a queued call starts decoding when the call before it ends.
+                ends = [o.started_at.timestamp() + o.seconds for o in calls if o is not c]
+                free = max([start, *(e for e in ends if e <= first)])
+                first_after_free.setdefault(c.role, []).append(first - free)
+        print("    first token (s from the call's start, queueing included; * = prefix read from cache): "
+              + ", ".join(f"{c.agent} {c.first_token_seconds:.2f}{'*' if c.usage.cache_read_tokens else ''}"
+                          for c in calls if c.first_token_seconds is not None))
         jury = [c for c in calls if c.role == "juror"]
         if jury:
             start = min(c.started_at.timestamp() for c in jury)
@@ -151,6 +164,10 @@ async def main() -> None:
     print("trials the judge ruled on: " + (f"{len(judged)}, median {statistics.median(judged):.1f} s" if judged else "0")
           + "; the jury alone decided: " + (f"{len(jury_only)}, median {statistics.median(jury_only):.1f} s"
                                             if jury_only else "0"))
+    print("first token by role, median (max) over all calls, from the call's start: " + ", ".join(
+        f"{role} {statistics.median(v):.2f} s ({max(v):.2f})" for role, v in first_tokens.items()))
+    print("  and from when the slot was free (queued jurors wait for the one before): " + ", ".join(
+        f"{role} {statistics.median(v):.2f} s ({max(v):.2f})" for role, v in first_after_free.items()))
     print(f"peak RSS: {first_rss:,.0f} MB during the first trial (target <= 1,536 MB for the 0.5B); "
           f"{rss_mb:,.0f} MB over all {len(walls)} (a model reload per trial)")
 

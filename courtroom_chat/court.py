@@ -466,6 +466,8 @@ class Court:
         started = time.perf_counter()
 
         def on_text(text: str) -> None:
+            if call.first_token_seconds is None:
+                call.first_token_seconds = round(time.perf_counter() - started, 4)
             self.emit(TextDelta(agent=agent.name, text=text))
 
         try:

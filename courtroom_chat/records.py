@@ -87,6 +87,7 @@ class CallRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     cost_usd: float | None = 0.0  # None: no price known for this model
     seconds: float = 0.0
+    first_token_seconds: float | None = None  # from the call's start (queueing included) to its first streamed text
     started_at: datetime = Field(default_factory=now)
     error: str = ""
     finish_reason: str = ""

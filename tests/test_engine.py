@@ -174,6 +174,14 @@ async def test_cost_is_recorded_per_call_role_and_total(scripted_settings):
     assert all(j.temperature is None for j in record.jury.jurors)
 
 
+async def test_each_call_records_when_its_first_text_arrived(scripted_settings, monkeypatch):
+    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "40")
+    record = await Trial(code_case(), scripted_settings, store=None).run(lambda event: None)
+    for call in record.calls:
+        assert call.first_token_seconds is not None, call.agent
+        assert 0 < call.first_token_seconds <= call.seconds
+
+
 async def test_cancel_mid_trial_saves_an_incomplete_record(scripted_settings, runs_dir, monkeypatch):
     monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "150")
     trial = Trial(code_case(), scripted_settings)
