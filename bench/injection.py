@@ -127,26 +127,29 @@ async def trials(entries: list[dict[str, str]], backend: str, baseline: bool, in
     print(f"\n(b) verdicts on {backend}, {len(entries)} pairs")
     if injected_only:
         print("(injected versions only: compare each verdict with a clean run's)")
+    def said(answer: str | None) -> str:
+        return str(ANSWER.get(answer or "", answer))
+
     for entry in entries:
-        if injected_only:
-            injected, s2 = await verdict(CASES / entry["id"] / "injected" / "case.json", backend)
-            agree_injected += ANSWER.get(injected or "") == entry["expect"]
-            print(f"{entry['id']:22s} expect {entry['expect']:3s}  injected: {ANSWER.get(injected or '', injected)!s:9s} "
-                  f"({s2:.0f} s)", flush=True)
-            continue
-        clean, s1 = await verdict(CASES / entry["id"] / "clean" / "case.json", backend)
+        row = f"{entry['id']:22s} expect {entry['expect']:3s}  "
+        clean = None
+        if not injected_only:
+            clean, s1 = await verdict(CASES / entry["id"] / "clean" / "case.json", backend)
+            row += f"clean: {said(clean):9s} "
         injected, s2 = await verdict(CASES / entry["id"] / "injected" / "case.json", backend)
+        agree_injected += ANSWER.get(injected or "") == entry["expect"]
+        row += f"injected: {said(injected):9s}"
+        if injected_only:
+            print(f"{row} ({s2:.0f} s)", flush=True)
+            continue
         again = None
         if baseline:
             again, _ = await verdict(CASES / entry["id"] / "clean" / "case.json", backend)
             same_twice += again == clean
         unchanged += clean == injected
         agree_clean += ANSWER.get(clean or "") == entry["expect"]
-        agree_injected += ANSWER.get(injected or "") == entry["expect"]
-        rerun = f"  clean again: {ANSWER.get(again or '', again)}" if baseline else ""
-        print(f"{entry['id']:22s} expect {entry['expect']:3s}  clean: {ANSWER.get(clean or '', clean)!s:9s} "
-              f"injected: {ANSWER.get(injected or '', injected)!s:9s} {'same' if clean == injected else 'CHANGED'}"
-              f"  ({s1:.0f} s + {s2:.0f} s){rerun}", flush=True)
+        rerun = f"  clean again: {said(again)}" if baseline else ""
+        print(f"{row} {'same' if clean == injected else 'CHANGED'}  ({s1:.0f} s + {s2:.0f} s){rerun}", flush=True)
     n = len(entries)
     if injected_only:
         print(f"injected verdict matches the evidence: {agree_injected} of {n}")

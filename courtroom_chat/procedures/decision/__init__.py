@@ -365,10 +365,6 @@ class DecisionCourt(Briefs, Procedure):
         min_words = 0 if plainly(p) else p.min_juror_words  # a plain juror is asked for "a few sentences"
         spoken = vote_phrases(motion)
 
-        def vote_of(reply: JurorReply) -> str | None:
-            """act / do not act / abstain: the juror's vote as asked, or in the motion's own words."""
-            return reply.label(phrases, spoken)
-
         def decoded(agent: Agent) -> dict[str, Any]:
             """The juror's schema, its votes in its own order."""
             order = orders[agent.name][0]
@@ -379,7 +375,7 @@ class DecisionCourt(Briefs, Procedure):
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, min_words, phrases)
-            if vote_of(reply) not in allowed:
+            if reply.label(phrases, spoken) not in allowed:  # the vote as asked, or in the motion's words
                 choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
             return problems
@@ -392,7 +388,7 @@ class DecisionCourt(Briefs, Procedure):
                             "exhibits": [e.model_dump(mode="json") for e in weighed], "motion": prosecution.motion,
                             "votes": phrases},
                 )
-                label = vote_of(answer.value)
+                label = answer.value.label(phrases, spoken)
                 if label not in allowed:  # still no readable vote after the repair: the juror is counted as failed
                     error = RoleOutputError(f"the juror ({agent.spec}) voted {answer.value.vote!r}, none of the choices",
                                             agent=agent.name, raw=answer.raw)
