@@ -114,10 +114,17 @@ def detection_report(rows: list[Detection], markdown: bool) -> str:
 
 
 async def verdict(case_path: Path, backend: str) -> tuple[str | None, float]:
+    """The trial's decision, or "failed" when it reached none (a role gave invalid output twice,
+    say): a failed trial counts as not following the evidence, and the bench goes on."""
     from courtroom_chat import run
+    from courtroom_chat.errors import CourtroomError
 
     started = time.perf_counter()
-    record = await run(str(case_path), backend=backend)
+    try:
+        record = await run(str(case_path), backend=backend)
+    except CourtroomError as exc:
+        print(f"    trial failed ({case_path.parent.name} {case_path.parents[1].name}): {exc}", flush=True)
+        return "failed", time.perf_counter() - started
     return decision_of(record), time.perf_counter() - started
 
 

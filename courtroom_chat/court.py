@@ -18,6 +18,7 @@ The runtime owns the mechanics shared by every procedure:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import random
 import time
@@ -62,6 +63,7 @@ T = TypeVar("T", bound=BaseModel)
 
 # How each backend says a reply stopped at its token limit (llama.cpp and Ollama, Anthropic).
 CUT_OFF = {"length", "max_tokens"}
+CUT_OFF_ROOM = 1.5  # a repair after a reply that hit its token limit gets this many times the room
 
 
 @dataclass
@@ -403,6 +405,10 @@ class Court:
             if not problems:
                 return Answer(value, [], False, raw)
             self.emit(AgentRetry(agent=agent.name, problems=[p.message for p in problems]))
+            if any(p.rule == "cut_off" for p in problems):
+                # A small model asked to be shorter mostly repeats its reply: give the JSON room to close.
+                request = dataclasses.replace(request, max_tokens=round(request.max_tokens * CUT_OFF_ROOM),
+                                              repairs=list(request.repairs), inputs=dict(request.inputs))
             correction = render(
                 "repair",
                 problems="\n".join(f"- {p.message}" for p in problems),

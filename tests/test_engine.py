@@ -182,6 +182,31 @@ async def test_each_call_records_when_its_first_text_arrived(scripted_settings, 
         assert 0 < call.first_token_seconds <= call.seconds
 
 
+async def test_a_reply_cut_off_at_its_token_limit_is_repaired_with_more_room(scripted_settings):
+    """A 0.5B defense that fills every field hits its limit, and asked to be shorter writes the same
+    again: the repair gets half as much room again, so the JSON can close."""
+    import json
+
+    from courtroom_chat.backends.base import CHARS_PER_TOKEN
+    from courtroom_chat.court import CUT_OFF_ROOM
+
+    class Wordy(ScriptedBackend):
+        def derive(self, request):
+            reply = super().derive(request)
+            if request.role == "defense":
+                room = int(1.2 * 700 * CHARS_PER_TOKEN) - len(json.dumps(reply, indent=1))
+                reply = {**reply, "alternative": reply["alternative"] + " More on the alternative." * (room // 25)}
+            return reply
+
+    backend = Wordy()
+    record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run()
+    calls = [c for c in record.calls if c.role == "defense"]
+    assert [(c.attempt, c.finish_reason, c.ok) for c in calls] == [(1, "length", False), (2, "stop", True)]
+    limits = [r.max_tokens for r in backend.calls if r.role == "defense"]
+    assert limits == [700, round(700 * CUT_OFF_ROOM)]
+    assert record.status == "complete"
+
+
 async def test_cancel_mid_trial_saves_an_incomplete_record(scripted_settings, runs_dir, monkeypatch):
     monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "150")
     trial = Trial(code_case(), scripted_settings)
