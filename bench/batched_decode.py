@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from local_trial import fresh_backend  # noqa: E402
 
 from courtroom_chat.backends.base import ModelRequest  # noqa: E402
-from courtroom_chat.backends.local import LocalBackend, LocalRuntime  # noqa: E402
-from courtroom_chat.config import ModelSpec, Settings  # noqa: E402
+from courtroom_chat.backends.local import LocalRuntime  # noqa: E402
+from courtroom_chat.config import Settings  # noqa: E402
 
 SCHEMA = {"type": "object", "properties": {"vote": {"enum": ["yes", "no"]}, "reasoning": {"type": "string"}},
           "required": ["reasoning", "vote"]}
@@ -43,10 +46,9 @@ def request(i: int, tokens: int) -> ModelRequest:
 async def measure(model: str, n: int, threads: int, court_sampling: bool, tokens: int) -> tuple[float, int, float]:
     """Aggregate generated tok/s for n concurrent streams, the tokens generated, and the slowest
     stream's share of time spent reading its prompt."""
-    LocalRuntime.close_all()
     settings = Settings().with_backend(f"local:{model}").with_overrides(
         {"local": {"parallel": n, "threads": threads, "n_ctx": 2048}})
-    backend = LocalBackend(ModelSpec(backend="local", model=model), settings)
+    backend = fresh_backend(model, settings)
     runtime = backend.runtime()
     runtime.server()
     loop = asyncio.get_running_loop()
@@ -87,18 +89,17 @@ async def main() -> None:
     parser.add_argument("--threads", type=int, action="append", help="threads (repeatable); default: one per core")
     parser.add_argument("--tokens", type=int, default=128, help="tokens each stream decodes")
     args = parser.parse_args()
-    streams = args.streams or [1, 2, 5]
-    import os
+    streams = sorted({1, *(args.streams or [2, 5])})  # one stream first: the speed the others are read against
     thread_counts = args.threads or [os.cpu_count() or 2]
     print(f"model {args.model}; {args.tokens} tokens a stream after a ~60-token prompt; one slot a stream")
     print("| sampling | threads | streams | generated | aggregate tok/s | x one stream | prompt share of wall |")
     print("|---|---|---|---|---|---|---|")
     for court_sampling in (False, True):
         for threads in thread_counts:
-            single = None
+            single = 0.0
             for n in streams:
                 speed, generated, prompt_share = await measure(args.model, n, threads, court_sampling, args.tokens)
-                single = single or speed
+                single = single or speed  # streams[0] == 1
                 name = "grammar + DRY (the court's)" if court_sampling else "plain"
                 print(f"| {name} | {threads} | {n} | {generated} | {speed:.1f} | {speed / single:.2f} | "
                       f"{prompt_share:.0%} |", flush=True)
