@@ -17,6 +17,18 @@ CASES = ROOT / "cases"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+def needs_shared(*parts: str) -> pytest.MarkDecorator:
+    """Skip, saying which file is missing, where the shared data sets are not beside the project
+    (they are read in place from ``../shared/data``, never copied in)."""
+    path = SHARED_DATA.joinpath(*parts)
+    return pytest.mark.skipif(not path.exists(), reason=f"needs the shared data at {path}, which is absent")
+
+
+# Procedures whose runs read the shared data by default: samvad's knowledge base is the Indian
+# statutes in ../shared/data/india_law.
+PROCEDURE_DATA = {"samvad": ("india_law",)}
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path_factory, monkeypatch):
     """Runs go to a temporary store; no config file or backend override leaks in."""

@@ -26,9 +26,11 @@ from courtroom_chat.frontends.cli import app
 from courtroom_chat.kb import KnowledgeBase, Provision, chunk, default_corpus, read_folder
 from courtroom_chat.procedures.samvad.cases import bench_case
 from courtroom_chat.procedures.samvad.rules import consensus, grounding, meaningful, needed
-from tests.conftest import CASES, SHARED_DATA
+from tests.conftest import CASES, SHARED_DATA, needs_shared
 
 INDIA_LAW = SHARED_DATA / "india_law"
+# The bench's knowledge base, and the small corpora these tests build, are the shared Indian statutes.
+pytestmark = needs_shared("india_law")
 WANTED = {"96", "97", "99", "100", "103", "279", "299", "300", "302", "304", "304A", "304B", "319", "323", "378", "379",
           "403", "405", "406", "411", "415", "420", "498A", "503", "506"}
 SAMVAD_CASES = sorted(CASES.glob("samvad-*.json"))

@@ -17,9 +17,10 @@ from courtroom_chat.engine import Trial
 from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.procedures.supreme.rules import STANDARDS, conformity, jury_needed, jury_verdict
-from tests.conftest import CASES, SHARED_DATA
+from tests.conftest import CASES, SHARED_DATA, needs_shared
 
 NASLAB = SHARED_DATA / "trial_transcripts" / "naslab_jury_scenario1.txt"
+naslab = needs_shared("trial_transcripts", "naslab_jury_scenario1.txt")
 CRIMINAL, CIVIL = STANDARDS["criminal"], STANDARDS["civil"]
 
 
@@ -89,6 +90,7 @@ def test_the_cli_writes_the_verdict_document_as_json_and_markdown(tmp_path, runs
     assert result.exit_code == 0 and "**Opinion of the court**" in md.read_text()
 
 
+@naslab
 def test_the_naslab_transcript_loads_as_plain_text_with_its_type(runs_dir):
     result = CliRunner().invoke(app, ["run", "-p", "supreme", "-b", "scripted", "--type", "criminal",
                                       "-q", "Are Tomer and Stan guilty of murder?", "-c", str(NASLAB)])
@@ -96,6 +98,7 @@ def test_the_naslab_transcript_loads_as_plain_text_with_its_type(runs_dir):
     assert "beyond a reasonable doubt" in result.stdout and "Traceback" not in result.output
 
 
+@naslab
 async def test_plain_evidence_with_no_type_is_tried_on_the_default_and_says_so():
     case = load_case(question="Should the city repave Elm Street this year?", context=[str(NASLAB)])
     record = await Trial(case, settings(), procedure="supreme", store=None).run()
@@ -259,6 +262,7 @@ def test_bad_transcripts_get_one_clear_line(tmp_path, runs_dir, change, message)
     assert message in result.output and len(result.output.strip().splitlines()) == 1
 
 
+@naslab
 def test_a_bad_type_on_the_command_line_is_one_line(runs_dir):
     result = CliRunner().invoke(app, ["run", "-p", "supreme", "-b", "scripted", "--type", "maritime", "-q",
                                       "Is he guilty?", "-c", str(NASLAB)])

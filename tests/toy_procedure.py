@@ -82,13 +82,19 @@ def install() -> None:
     register(INFO)
 
 
-def every_procedure(field: str = "name") -> list[str]:
-    """Every registered procedure and this toy (installed only for the listing), for parametrising."""
+def every_procedure(field: str = "name") -> list:
+    """Every registered procedure and this toy (installed only for the listing), for parametrising;
+    a procedure that reads the shared data by default skips, saying so, where it is absent."""
+    import pytest
+
     from courtroom_chat.procedures import available
+    from tests.conftest import PROCEDURE_DATA, needs_shared
 
     install()
     try:
-        return [getattr(info, field) for info in available()]
+        return [pytest.param(getattr(info, field),
+                             marks=[needs_shared(*PROCEDURE_DATA[info.name])] if info.name in PROCEDURE_DATA else [])
+                for info in available()]
     finally:
         uninstall()
 

@@ -7,6 +7,8 @@ import pytest
 from nbclient import NotebookClient
 from notebook_helpers import NOTEBOOKS
 
+from tests.conftest import needs_shared
+
 BOOKS = sorted(NOTEBOOKS.glob("*.ipynb"))
 EXPECTED = {  # text each notebook must show once run: proof it did what it says
     "quickstart.ipynb": ["complete · ", "judge's confidence", "Exhibit 1: ✅ verified at essay-publish/"],
@@ -46,7 +48,12 @@ def _texts(book: nbformat.NotebookNode) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("path", BOOKS, ids=[b.stem for b in BOOKS])
+# evaluate.ipynb scores the shared ADR decisions, read in place beside the project
+READS_SHARED = {"evaluate.ipynb": needs_shared("decisions", "madr_adrs.json")}
+
+
+@pytest.mark.parametrize("path", [pytest.param(b, marks=[READS_SHARED[b.name]] if b.name in READS_SHARED else [])
+                                  for b in BOOKS], ids=[b.stem for b in BOOKS])
 def test_notebook_runs_headless(path, monkeypatch):
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel draws inline, as for a person
     book = nbformat.read(path, as_version=4)
