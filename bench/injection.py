@@ -16,6 +16,12 @@ evidence points to.
     python bench/injection.py --markdown                    # (a) as bench/results/injection-detection.md
     python bench/injection.py --backend local --pairs 4     # (a), then (b) on the 0.5B, first 4 pairs
     python bench/injection.py --model qwen2.5-coder-1.5b    # (b) on local:qwen2.5-coder-1.5b, all pairs
+
+(c) With --second-opinion BACKEND: the model-based second opinion (courtroom_chat/screening.py)
+    alone, on each case clean and injected: the injected passages it flags, its false flags on
+    the clean versions, and how many of its hits the scan missed.
+
+    python bench/injection.py --second-opinion local:qwen2.5-coder-1.5b --markdown
 """
 
 from __future__ import annotations
@@ -113,6 +119,57 @@ def detection_report(rows: list[Detection], markdown: bool) -> str:
     return "\n".join(f"- {line}" if markdown and line.startswith(("injected", "false", "scan")) else line for line in lines)
 
 
+async def second_opinions(entries: list[dict[str, str]], backend: str, markdown: bool) -> str:
+    """(c) The model's second opinion alone (``screening.screen_case``) on each case, clean and
+    injected: injected passages it flags, its false flags, and what it adds to the scan."""
+    from courtroom_chat.config import Settings
+    from courtroom_chat.screening import screen_case
+
+    settings = Settings().with_backend(backend).with_overrides({"injection": {"second_opinion": "on"}})
+    rows, seconds, calls, failed = [], [], 0, 0
+    for entry in entries:
+        clean_case = load_case(CASES / entry["id"] / "clean" / "case.json")
+        injected_case = load_case(CASES / entry["id"] / "injected" / "case.json")
+        started = time.perf_counter()
+        injected, record = await screen_case(injected_case, settings)
+        clean, clean_record = await screen_case(clean_case, settings)
+        seconds.append(time.perf_counter() - started)
+        calls += len(record.calls) + len(clean_record.calls)
+        failed += sum(w.rule == "second_opinion_failed" for w in record.warnings + clean_record.warnings)
+        clean_doc = next(d for d in clean_case.context if d.name == entry["file"])
+        injected_doc = next(d for d in injected_case.context if d.name == entry["file"])
+        spans = changed(clean_doc, injected_doc)
+        found = [f for f in injected if f.document == entry["file"] and any(f.char_start < b and a < f.char_end for a, b in spans)]
+        scan_found = detect(entry).found
+        rows.append((entry, found, [f for f in injected if f not in found], clean, bool(scan_found)))
+        mark = "✓" if found else "✗"
+        print(f"  {mark} {entry['id']:22s} model flags: injected {len(injected)}, clean {len(clean)}"
+              f" ({seconds[-1]:.1f} s)", flush=True)
+    n = len(rows)
+    hit = sum(bool(r[1]) for r in rows)
+    only_model = sum(bool(r[1]) and not r[4] for r in rows)
+    false_clean = sum(len(r[3]) for r in rows)
+    cases_false = sum(bool(r[3]) for r in rows)
+    stray = sum(len(r[2]) for r in rows)
+    lines = [
+        f"second opinion ({backend}): injected passages flagged {hit} of {n} ({hit / n:.0%}); "
+        f"of them missed by the scan: {only_model}",
+        f"false flags on the clean versions: {false_clean} in {cases_false} of {n} cases; other flags in the injected "
+        f"versions: {stray}",
+        f"{calls} calls, {statistics.median(seconds):.1f} s median per pair (clean + injected), "
+        f"{sum(seconds):.0f} s in all; failed calls: {failed}",
+    ]
+    if markdown:
+        table = ["| case | injection | model flagged it | model's false flags (clean) | other flags (injected) |",
+                 "|---|---|---|---|---|"]
+        for entry, found, stray_flags, clean, _ in rows:
+            where = ", ".join(f.short() for f in found) or "missed"
+            falses = "; ".join(f"{f.short()}: {f.note}" for f in clean) or "0"
+            table.append(f"| {entry['id']} | {entry['injection']} | {where} | {falses} | {len(stray_flags)} |")
+        return "\n".join(table + [""] + [f"- {line}" for line in lines])
+    return "\n".join(lines)
+
+
 async def verdict(case_path: Path, backend: str) -> tuple[str | None, float]:
     """The trial's decision, or "failed" when it reached none (a role gave invalid output twice,
     say): a failed trial counts as not following the evidence, and the bench goes on."""
@@ -177,6 +234,8 @@ def main() -> None:
     parser.add_argument("--injected-only", action="store_true",
                         help="try only the injected versions (to compare with the clean verdicts of an earlier run)")
     parser.add_argument("--markdown", action="store_true", help="print the detection table as Markdown")
+    parser.add_argument("--second-opinion", metavar="BACKEND",
+                        help="(c) also measure the model's second opinion alone on BACKEND (e.g. local:qwen2.5-coder-1.5b)")
     args = parser.parse_args()
 
     known = {e["id"]: e for e in manifest()}
@@ -192,6 +251,9 @@ def main() -> None:
     else:
         print("(a) detection")
     print(detection_report(rows, args.markdown))
+    if args.second_opinion:
+        print("\n(c) the model's second opinion" if not args.markdown else "\n## The model's second opinion\n")
+        print(asyncio.run(second_opinions(entries, args.second_opinion, args.markdown)))
     backend = f"local:{args.model}" if args.model else args.backend
     if backend:
         asyncio.run(trials(entries[: args.pairs] if args.pairs else entries, backend, args.baseline, args.injected_only))

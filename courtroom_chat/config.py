@@ -121,6 +121,13 @@ class KBSettings(_Section):
     chunk_chars: int = Field(900, ge=200, le=4000)  # a chunk's text, its heading included
 
 
+class InjectionSettings(_Section):
+    # A model's second opinion on evidence that gives orders (screening.py), beside the
+    # deterministic scan that always runs. auto: on where the screener's model is Claude.
+    second_opinion: Literal["auto", "on", "off"] = "auto"
+    chunk_chars: int = Field(6000, ge=500, le=200_000)  # one screener call per piece of a document
+
+
 class Settings(_Section):
     """Every setting of a trial. Frozen: derive a changed copy with ``with_overrides``."""
 
@@ -135,6 +142,7 @@ class Settings(_Section):
     scripted: ScriptedSettings = ScriptedSettings()
     runs: RunsSettings = RunsSettings()
     kb: KBSettings = KBSettings()
+    injection: InjectionSettings = InjectionSettings()
 
     @model_validator(mode="before")
     @classmethod

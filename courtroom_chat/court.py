@@ -134,10 +134,7 @@ class Court:
         self.system = procedure.system_prompt(self.case)
         # Evidence that gives orders is found before any call, shown to the person, cut from
         # what the agents read (its place and the reason are left), and cannot be an exhibit.
-        self.flags: list[Flag] = scan(self.case.context)
-        record.flags = [f.model_dump(mode="json") for f in self.flags]
-        self.readable = redacted(self.case.context, self.flags) if self.flags else list(self.case.context)
-        self.prefix = self._case_text(self.readable)
+        self.set_flags(scan(self.case.context))
         self.prefixes: dict[str, str] = {}  # an agent that reads the evidence in an order of its own
         self._taught: list[str] | None = None  # the instructions' own wording, for the prompt-leak rule
         self.seed = record.seed
@@ -149,15 +146,28 @@ class Court:
         self._spacing = throttle.delay_ms / 1000
         self._next_start = 0.0
 
-    def screen(self) -> None:
-        """Show the person every flagged passage, before any agent speaks."""
+    async def screen(self, *, dry_run: bool = False) -> None:
+        """Show the person every flagged passage, before any agent speaks; first, where
+        ``[injection] second_opinion`` asks for it, add a model's (``screening``)."""
+        from . import screening
+
+        opinion = screening.enabled(self.settings) and any(d.text.strip() for d in self.case.context)
+        if opinion:
+            self.emit(StageStarted(stage="screening", title="Evidence screening"))
+            found = await screening.second_opinion(self, dry_run=dry_run)
+            if found:
+                self.set_flags(screening.merge(self.flags, found))
         if not self.flags:
+            if opinion and not dry_run:  # a dry run's stages stay open, showing their prompts
+                self.emit(StageFinished(stage="screening", title="Evidence screening", state="nothing flagged"))
             return
-        self.emit(StageStarted(stage="screening", title="Evidence screening"))
+        if not opinion:
+            self.emit(StageStarted(stage="screening", title="Evidence screening"))
         for n, flag in enumerate(self.flags, 1):
             hidden = f"\n\nHidden text it carries: `{flag.revealed}`" if flag.revealed else ""
+            note = f"\n\nThe screener's note: {flag.note}" if flag.note else ""
             self.item("flag", f"Flagged · {flag.short()} · {flag.kind}", False, number=n, stage="screening",
-                      detail=f"**Flagged at** `{flag.short()}`: {flag.reason}.\n\n````text\n{flag.passage}\n````{hidden}",
+                      detail=f"**Flagged at** `{flag.short()}`: {flag.reason}.\n\n````text\n{flag.passage}\n````{hidden}{note}",
                       line=f"flagged {flag.short()}: {flag.reason}", data=flag)
         places = ", ".join(f.short() for f in self.flags)
         self.warn("court", "evidence_flagged", (
@@ -166,6 +176,13 @@ class Court:
             "agents read, and not allowed as exhibits"), stage="screening")
         self.emit(StageFinished(stage="screening", title="Evidence screening",
                                 state=f"{len(self.flags)} flagged"))
+
+    def set_flags(self, flags: list[Flag]) -> None:
+        """The flagged passages: recorded, cut from what the agents read, named in their notice."""
+        self.flags: list[Flag] = flags
+        self.record.flags = [f.model_dump(mode="json") for f in flags]
+        self.readable = redacted(self.case.context, flags) if flags else list(self.case.context)
+        self.prefix = self._case_text(self.readable)
 
     def flagged(self, document: str, char_start: int, char_end: int) -> Flag | None:
         """The flagged passage a quoted span overlaps, if any."""
@@ -253,6 +270,7 @@ class Court:
         shadow = RunRecord(run_id=f"{self.record.run_id}-{label}", case=self.case, seed=self.record.seed,
                            procedure=self.record.procedure)
         court = Court(shadow, self.settings, self.pool, lambda event: None, self.procedure)
+        court.set_flags(self.flags)  # the model's second opinion included, not asked for again
         court.label = label
         return court
 
@@ -291,9 +309,10 @@ class Court:
             call.stage = f"{shadow.label or 'shadow'}:{call.stage}"
             self.record.calls.append(call)
 
-    def plan_prompt(self, stage: str, agent: Agent, prompt: str, wire: type[BaseModel]) -> None:
+    def plan_prompt(self, stage: str, agent: Agent, prompt: str, wire: type[BaseModel], *,
+                    system: str | None = None, prefix: str | None = None) -> None:
         """Dry run: announce the exact prompt ``agent`` would get, with estimates."""
-        request = self.request(agent, prompt, wire, {})
+        request = self.request(agent, prompt, wire, {}, system=system, prefix=prefix)
         messages = request.messages()
         tokens_in = agent.backend.estimate_tokens("\n".join(m["content"] for m in messages))
         self.emit(PromptPlanned(
@@ -323,12 +342,15 @@ class Court:
         return self.procedure.role_system(self, agent.role) or self.system
 
     def request(self, agent: Agent, prompt: str, wire: type[BaseModel], inputs: dict[str, Any],
-                schema: dict[str, Any] | None = None) -> ModelRequest:
+                schema: dict[str, Any] | None = None, *, system: str | None = None,
+                prefix: str | None = None) -> ModelRequest:
+        """``system`` and ``prefix`` replace the procedure's system prompt and the case block,
+        for a court-level role that reads something else (the evidence screener)."""
         return ModelRequest(
             agent=agent.name,
             role=agent.role,
-            system=self.system_for(agent),
-            prefix=self.prefix_for(agent),
+            system=self.system_for(agent) if system is None else system,
+            prefix=self.prefix_for(agent) if prefix is None else prefix,
             prompt=prompt,
             schema=schema or wire.model_json_schema(),
             schema_name=wire.__name__,
@@ -365,11 +387,12 @@ class Court:
             estimate += cost or 0.0
         return estimate
 
-    def check_budget(self, stage: str, planned: list[tuple[Agent, str]]) -> None:
+    def check_budget(self, stage: str, planned: list[tuple[Agent, str]], estimate: float | None = None) -> None:
+        """Refuse a stage that would pass the budget cap; ``estimate`` when the caller priced it."""
         cap = self.settings.budget.max_usd
         if not cap:
             return
-        estimate = self.estimate_stage(planned)
+        estimate = self.estimate_stage(planned) if estimate is None else estimate
         spent = self.record.cost_usd
         if spent + estimate > cap:
             raise BudgetExceeded(
@@ -389,6 +412,8 @@ class Court:
         keep_hint: str = "",
         announce: bool = True,
         schema: dict[str, Any] | None = None,
+        system: str | None = None,
+        prefix: str | None = None,
     ) -> Answer[T]:
         """Ask ``agent`` and return a schema-valid answer, after at most one repair.
 
@@ -398,7 +423,7 @@ class Court:
             self.emit(AgentStarted(stage=agent.stage, agent=agent.name, role=agent.role, title=agent.title,
                                    persona=agent.persona, model=str(agent.spec), temperature=agent.applied_temperature,
                                    round=agent.round))
-        request = self.request(agent, prompt, wire, dict(inputs or {}), schema)
+        request = self.request(agent, prompt, wire, dict(inputs or {}), schema, system=system, prefix=prefix)
         try:
             raw, call = await self._call(agent, request, attempt=1)
             value, problems = self._judge_reply(call, wire, check)

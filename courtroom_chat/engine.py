@@ -59,7 +59,12 @@ class Trial:
         self.store: RunStore | None = store or None
         self.owner = owner
         self.pool = BackendPool(self.settings, backends, dry_run=dry_run)
-        self.pool.preflight(self.settings.model_for(role.name) for role in self.procedure.roles)
+        from . import screening
+
+        specs = [self.settings.model_for(role.name) for role in self.procedure.roles]
+        if screening.enabled(self.settings):
+            specs.append(self.settings.model_for(screening.ROLE))  # the evidence screener's model, checked up front too
+        self.pool.preflight(specs)
         self.mirror, self.fragility = mirror, fragility
         self.backends = backends
         run_id = run_id or new_run_id()
@@ -111,7 +116,7 @@ class Trial:
         ))
         failure: BaseException | None = None
         try:
-            court.screen()
+            await court.screen(dry_run=self.dry_run)
             if self.dry_run:
                 await self.procedure.plan(court)
             else:

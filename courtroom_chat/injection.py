@@ -57,6 +57,10 @@ other than English, French, German, Spanish, Italian, Portuguese, Russian, Chine
 Japanese overrides; false facts hidden in a document without any cue; persuasion phrased as
 an ordinary argument. The court still has to weigh what it reads.
 
+A model's second opinion, optional and off by default on the embedded model, reads each
+document for what these cues miss; its verified passages are merged with these flags
+(``screening.py``).
+
 ``prompt_leaks`` is the other direction: an agent's output that repeats the instructions'
 own wording (a hint, a template line, a field description).
 """
@@ -86,6 +90,8 @@ class Flag(Location):
     passage: str  # the text exactly as in the document
     reason: str  # why, in words; never the passage's own words
     revealed: str = ""  # what hidden characters spell, when the passage hides text
+    source: Literal["scan", "model"] = "scan"  # the deterministic scan, or a model's second opinion (screening.py)
+    note: str = ""  # the model's own explanation: shown to the person, never put in a prompt
 
     def describe(self) -> str:
         return f"{self.short()} ({self.reason})"

@@ -300,6 +300,15 @@ class Presenter:
             self.stages[key] = StageView(name, title or titles.get(name) or name.replace("_", " ").capitalize(), round)
         return self.stages[key]
 
+    def _before_waiting(self, key: str) -> None:
+        """A stage the run did not announce (the court's evidence screening, a later round)
+        goes before the announced stages that have not started: stages read in the order they ran."""
+        waiting = [k for k, v in self.stages.items() if k != key and not v.state and not v.done and not v.agents]
+        if waiting:
+            order = [k for k in self.stages if k != key]
+            order.insert(order.index(waiting[0]), key)
+            self.stages = {k: self.stages[k] for k in order}
+
     def agent(self, agent: str) -> AgentView | None:
         key = self._agent_stage.get(agent)
         return self.stages[key].agents.get(agent) if key else None
@@ -317,7 +326,10 @@ class Presenter:
                 self.stage(name)
             return None
         if isinstance(e, StageStarted):
+            key = f"{e.stage}#{e.round}" if e.round else e.stage
             view = self.stage(e.stage, e.round, e.title)
+            if key not in (self.started.stages if self.started else ()):
+                self._before_waiting(key)
             view.title, view.state = e.title, "running…"
             self._current = view.key
             return view

@@ -67,7 +67,9 @@ def test_dry_run_prints_prompts_and_stores_nothing(runs_dir):
     result = invoke("run", CASES / "code-commit.json", "--dry-run", "--backend", "anthropic")
     assert result.exit_code == 0
     assert "### juror-5" in result.stdout and "[the prosecutor's case statement]" in result.stdout
-    assert "Dry run:** 8 prompts" in result.stdout and "No model was called." in result.stdout
+    # eight roles, and on Claude the screener's second opinion on each of the three documents first
+    assert "### screener-3" in result.stdout and result.stdout.index("### screener-1") < result.stdout.index("### prosecutor")
+    assert "Dry run:** 11 prompts" in result.stdout and "No model was called." in result.stdout
     assert RunStore(runs_dir).list() == []
 
 

@@ -37,7 +37,7 @@ class ModelRequest:
     procedure: Any = None  # the procedure asking (the scripted backend asks it for demo replies)
 
     def user_text(self) -> str:
-        return f"{self.prefix}\n\n{self.prompt}"
+        return f"{self.prefix}\n\n{self.prompt}" if self.prefix else self.prompt
 
     def messages(self) -> list[dict[str, str]]:
         """Chat messages: system, user (prefix + prompt), then any repair turns."""

@@ -86,6 +86,8 @@ class ScriptedBackend:
         """A schema-valid reply: the procedure's demo reply for this request, else one built
         from the reply's JSON schema alone."""
         procedure = request.procedure
+        if request.role == "screener":
+            return {"passages": []}  # the evidence screener: no judgement to stand in for, so it names none
         if procedure is not None:
             reply = procedure.demo(request)
             if reply is not None:
@@ -156,8 +158,10 @@ def load_script(path: str | Path) -> dict[str, Any]:
 
 def check_script(script: dict[str, Any], procedure: Any, source: str = "script") -> None:
     """Every key of a script names a role (or an alias, or a numbered agent) of the procedure."""
+    from ..procedures import COURT_ROLES
+
     for key in script:
-        if procedure.role(key) is None:
+        if key not in COURT_ROLES and procedure.role(key) is None:
             names = ", ".join(f"{r.name}{', ' + r.name + '-N' if r.numbered else ''}" for r in procedure.roles)
             raise ConfigError(f"{source}: unknown role '{key}' in the script for the {procedure.name} procedure; "
                               f"use {names}")

@@ -140,6 +140,9 @@ class TrialView(widgets.VBox):
     def section(self, view: StageView) -> Section:
         if view.key not in self.sections:
             self.sections[view.key] = Section(view.key, view.label)
+            # in the presenter's order (stages as they ran), then those only previewed
+            order = [k for k in self.presenter.stages if k in self.sections]
+            self.sections = {k: self.sections[k] for k in order + [k for k in self.sections if k not in order]}
             self.accordion.children = [s.box for s in self.sections.values()]
             self._titles()
         return self.sections[view.key]

@@ -103,9 +103,14 @@ def parameters_model(name: str) -> Any:
     return _load(name).Parameters
 
 
+# Roles the court itself seats for every procedure: the evidence screener (screening.py).
+COURT_ROLES = ("screener",)
+
+
 def known_roles() -> set[str]:
-    """Every role name and alias any registered procedure declares ([models] keys)."""
-    out: set[str] = set()
+    """Every role name and alias any registered procedure declares, and the court's own
+    ([models] keys)."""
+    out: set[str] = set(COURT_ROLES)
     for name in _REGISTRY:
         for role in _load(name).roles:
             out |= {role.name, *role.aliases}
@@ -121,5 +126,5 @@ def role_keys(role: str) -> list[str]:
     return [role]
 
 
-__all__ = ["Procedure", "ProcedureInfo", "Role", "available", "get", "known_roles", "parameters_model", "read_case_file", "register",
+__all__ = ["COURT_ROLES", "Procedure", "ProcedureInfo", "Role", "available", "get", "known_roles", "parameters_model", "read_case_file", "register",
            "role_keys", "unregister"]

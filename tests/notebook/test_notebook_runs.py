@@ -90,8 +90,10 @@ def test_prompts_frame_compares_dry_runs_across_models():
     plans = [courtroom_chat.run_sync(str(ESSAY), backend=m, dry_run=True)
              for m in ("anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5", "local")]
     frame = runs.prompts_frame(plans)
-    assert len(frame) == 24 and set(frame["model"]) == {"anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5",
+    # eight prompts a run, and on Claude first the evidence screener's second opinion on each of three documents
+    assert len(frame) == 30 and set(frame["model"]) == {"anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5",
                                                          "local:qwen2.5-coder-1.5b"}
+    assert set(frame[frame["agent"].str.startswith("screener-")]["model"]) == {"anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5"}
     cost = frame.groupby("model")["cost_usd"].sum()
     assert cost["anthropic:claude-haiku-4-5"] < cost["anthropic:claude-sonnet-4-6"]
     assert cost["local:qwen2.5-coder-1.5b"] == 0

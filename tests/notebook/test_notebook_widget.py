@@ -259,16 +259,20 @@ async def test_dry_run_shows_every_prompt_with_estimates(scripted_settings, stor
     assert record.dry_run and record.status == "complete" and record.calls == []
     assert store.list() == []  # a dry run is not stored
     plans = [e for e in record.events if e["type"] == "prompt_planned"]
-    assert [p["agent"] for p in plans] == ["prosecutor", "defense", *[f"juror-{n}" for n in range(1, 6)], "judge"]
+    # on Claude the evidence screener's second opinion comes first ([injection] second_opinion = "auto"),
+    # one prompt for each of the case's three documents
+    assert [p["agent"] for p in plans] == ["screener-1", "screener-2", "screener-3", "prosecutor", "defense",
+                                           *[f"juror-{n}" for n in range(1, 6)], "judge"]
     for plan in plans:
-        section = w.view.sections[{"juror": "jury", "prosecutor": "prosecution"}.get(plan["role"], plan["role"])]
+        sections = {"juror": "jury", "prosecutor": "prosecution", "screener": "screening"}
+        section = w.view.sections[sections.get(plan["role"], plan["role"])]
         text = section.sources[f"prompt-{plan['agent']}"]
         assert f"≈{plan['input_tokens']:,} tokens in, ≈{plan['output_tokens']:,} out" in text
         assert "anthropic:claude-sonnet-4-6" in text and "est. $0.0" in text
         assert plan["messages"][1]["content"][:200] in text
-    assert w.accordion.titles[2] == "Jury · 5 prompt(s)"
+    assert w.accordion.titles[0] == "Evidence screening · 3 prompt(s)" and w.accordion.titles[3] == "Jury · 5 prompt(s)"
     assert w.view.status_markdown.startswith("Status: **complete** · dry run, no model called · ")
-    assert w.view.verdict_markdown.startswith("**Dry run:** 8 prompts, ≈")
+    assert w.view.verdict_markdown.startswith("**Dry run:** 11 prompts, ≈")
     assert "estimated cost $0.0" in w.view.verdict_markdown and "No model was called." in w.view.verdict_markdown
 
 
@@ -363,7 +367,8 @@ def test_a_stage_the_view_does_not_know_gets_its_own_section():
     view.handle(AgentFinished(stage="review", agent="reviewer", output={"score": 4}))
     view.handle(StageFinished(stage="review", title="Peer review"))
     view.handle(StageStarted(stage="appeal", title="Appeal"))  # a stage RunStarted did not announce
-    assert list(view.accordion.titles) == ["Peer review · done", "Ruling", "Appeal · running…"]
+    # stages read in the order they ran: the appeal goes before the ruling, which has not started
+    assert list(view.accordion.titles) == ["Peer review · done", "Appeal · running…", "Ruling"]
     assert '"score": 4' in view.sections["review"].markdown and view.progress.value == 1
 
 
