@@ -228,7 +228,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", help="run trials on this backend, e.g. local or local:qwen2.5-coder-1.5b")
     parser.add_argument("--model", help="shorthand for --backend local:MODEL")
-    parser.add_argument("--pairs", type=int, default=None, help="only the first N pairs for the trials")
+    parser.add_argument("--pairs", type=int, default=None, help="only the first N pairs for the trials and the second opinion")
     parser.add_argument("--case", action="append", default=[], help="only these case ids, tried in the order given (repeatable)")
     parser.add_argument("--baseline", action="store_true", help="rerun each clean case to show the trials' noise")
     parser.add_argument("--injected-only", action="store_true",
@@ -253,7 +253,7 @@ def main() -> None:
     print(detection_report(rows, args.markdown))
     if args.second_opinion:
         print("\n(c) the model's second opinion" if not args.markdown else "\n## The model's second opinion\n")
-        print(asyncio.run(second_opinions(entries, args.second_opinion, args.markdown)))
+        print(asyncio.run(second_opinions(entries[: args.pairs] if args.pairs else entries, args.second_opinion, args.markdown)))
     backend = f"local:{args.model}" if args.model else args.backend
     if backend:
         asyncio.run(trials(entries[: args.pairs] if args.pairs else entries, backend, args.baseline, args.injected_only))
