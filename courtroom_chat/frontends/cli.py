@@ -131,8 +131,8 @@ def run(
     seed: int | None = typer.Option(None, "--seed", help="Fix the run's seeded orders (jurors' label and exhibit orders)."),
     inputs: list[str] = typer.Option([], "--input", "-i", help="A case input of the procedure as KEY=VALUE (see `courtroom procedures`); repeat for more."),
     case_type: str | None = typer.Option(None, "--type", help="The case's type, for procedures that take one (the supreme court: criminal or civil); same as --input type=…"),
-    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once ([throttle] max_concurrency; 0: no limit)."),
-    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests ([throttle] delay_ms)."),
+    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once (\\[throttle] max_concurrency; 0: no limit)."),
+    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests (\\[throttle] delay_ms)."),
 ) -> None:
     """Put a question on trial and print the verdict."""
     import asyncio
@@ -396,7 +396,7 @@ def models_pull(model: str = typer.Argument(..., help="The model id, e.g. qwen2.
 
 
 kb_app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                     help="The legal knowledge base the bench retrieves from ([kb] in config.toml).")
+                     help="The legal knowledge base the bench retrieves from (\\[kb] in config.toml).")
 app.add_typer(kb_app, name="kb")
 
 
@@ -421,7 +421,7 @@ def _knowledge_base(config: Path | None, corpus: Path | None, store: str | None)
 def kb_build(
     config: Path | None = typer.Option(None, "--config"),
     corpus: Path | None = typer.Option(None, "--corpus", help="A folder of your own .txt, .md, .pdf or .json files to add."),
-    store: str | None = typer.Option(None, "--store", help="embedded or server (default: [kb] store)."),
+    store: str | None = typer.Option(None, "--store", help="embedded or server (default: \\[kb] store)."),
     force: bool = typer.Option(False, "--force", help="Build again even when the corpus has not changed."),
 ) -> None:
     """Index the corpus (once: an unchanged corpus reuses its index); print build time and size."""
@@ -439,7 +439,7 @@ def kb_build(
 def kb_search(
     query: str = typer.Argument(..., help="What to look for, in the statute's words or as a situation."),
     k: int = typer.Option(5, "-k", help="Provisions to show."),
-    method: str | None = typer.Option(None, "--method", help="embedding, bm25 or hybrid (default: [kb] method)."),
+    method: str | None = typer.Option(None, "--method", help="embedding, bm25 or hybrid (default: \\[kb] method)."),
     config: Path | None = typer.Option(None, "--config"),
     corpus: Path | None = typer.Option(None, "--corpus", help="A folder of your own files to add."),
     store: str | None = typer.Option(None, "--store", help="embedded or server."),

@@ -56,8 +56,9 @@ def calibration_command(
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON instead of a table."),
 ) -> None:
-    """How well each confidence predicted your own outcomes: Brier score and reliability, from the
-    verdicts you rated with `courtroom feedback` or the chat's thumbs."""
+    """How well each confidence predicted your own outcomes: Brier score and reliability.
+
+    Read from the verdicts you rated with `courtroom feedback` or the chat's thumbs."""
     import json
 
     from rich.console import Console
