@@ -17,41 +17,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from courtroom_chat.evaluation.stats import wilson  # noqa: E402
+from courtroom_chat.evaluation.report import call_answer, per_call_signal  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
-def answer(text: str) -> str | None:
-    """The yes/no a plain call or plain juror gave (its ``decision`` field)."""
-    try:
-        value = json.loads(text).get("decision")
-    except (ValueError, AttributeError):
-        return None
-    return value if value in ("yes", "no") else None
-
-
-def call_answers(row: dict, store: RunStore | None) -> list[str]:
-    if row["method"] in ("single", "majority"):
-        return [a for c in row.get("details", {}).get("calls", []) if (a := answer(c.get("text", "")))]
-    if row["method"] == "court" and row.get("run_id") and store is not None:
+def answers_with_jurors(store: RunStore | None):
+    """A row's call answers: a baseline's stored calls, or a court run's plain jurors."""
+    def answers(row: dict) -> list[str | None]:
+        if row["method"] != "court":
+            return [call_answer(c.get("text", "")) for c in (row.get("details") or {}).get("calls", [])]
+        if not row.get("run_id") or store is None:
+            return []
         try:
             record = store.read(row["run_id"])
         except Exception:  # a run not kept on this machine
             return []
-        return [a for c in record.calls if c.role == "juror" and c.ok and (a := answer(c.response))]
-    return []
-
-
-def majority_yes(p: float, n: int = 5) -> float:
-    return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n // 2 + 1, n + 1))
+        return [call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok]
+    return answers
 
 
 def main() -> None:
@@ -62,34 +50,23 @@ def main() -> None:
     if not args.results.is_file():
         parser.error(f"no results file at {args.results}; give an evaluation's results.jsonl")
     rows = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
-    store = RunStore(args.runs_dir) if args.runs_dir else None
-    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"yes": [0, 0], "no": [0, 0]})
-    for row in rows:
-        if row.get("framing", "asked") != "asked" or row["gold"] not in ("yes", "no"):
+    answers = answers_with_jurors(RunStore(args.runs_dir) if args.runs_dir else None)
+    groups = {m: [r for r in rows if r["method"] == m] for m in dict.fromkeys(r["method"] for r in rows)}
+    groups["all calls"] = rows
+    print("| calls of | gold-Yes items answered Yes | gold-No items answered Yes | gap | calls |")
+    print("|---|---|---|---|---|")
+    for name, mine in groups.items():
+        g = per_call_signal(mine, answers)
+        if g is None:
+            print(f"| {name} | - | - | - | 0 |")
             continue
-        for a in call_answers(row, store):
-            for key in (row["method"], "all calls"):
-                counts[key][row["gold"]][0] += 1
-                counts[key][row["gold"]][1] += a == "yes"
-    print("| calls of | gold-Yes items answered Yes | gold-No items answered Yes | gap |")
-    print("|---|---|---|---|")
-    for key, c in sorted(counts.items(), key=lambda kv: kv[0] == "all calls"):
-        cells = []
-        for gold in ("yes", "no"):
-            n, y = c[gold]
-            low, high = wilson(y, n) if n else (0.0, 0.0)
-            cells.append(f"{y}/{n} = {y / n:.0%} ({low:.0%}–{high:.0%})" if n else "-")
-        gap = (c["yes"][1] / c["yes"][0] - c["no"][1] / c["no"][0]) if c["yes"][0] and c["no"][0] else float("nan")
-        print(f"| {key} | {cells[0]} | {cells[1]} | {gap:+.0%} |")
-    c = counts.get("all calls")
-    if c and c["yes"][0] and c["no"][0]:
-        py, pn = c["yes"][1] / c["yes"][0], c["no"][1] / c["no"][0]
-        share = sum(r["gold"] == "yes" for r in rows if r["method"] == rows[0]["method"]) / max(
-            1, sum(r["method"] == rows[0]["method"] for r in rows))
-        single = share * py + (1 - share) * (1 - pn)
-        vote = share * majority_yes(py) + (1 - share) * (1 - majority_yes(pn))
-        print(f"\nExpected accuracy if every call is an independent draw at these rates: one call {single:.0%}, "
-              f"a majority of five {vote:.0%} (true yes-share {share:.0%}).")
+        cells = [f"{g[k]:.0%} ({g[k + '_ci95'][0]:.0%}–{g[k + '_ci95'][1]:.0%})" for k in ("yes_on_yes", "yes_on_no")]
+        print(f"| {name} | {cells[0]} | {cells[1]} | {g['gap']:+.0%} | {g['calls']['yes']} + {g['calls']['no']} |")
+    g = per_call_signal(rows, answers)
+    if g is not None:
+        print(f"\nExpected accuracy if every call is an independent draw at these rates: one call "
+              f"{g['expected_single']:.0%}, a majority of five {g['expected_majority']:.0%} "
+              f"(true yes-share {g['true_yes_share']:.0%}).")
 
 
 if __name__ == "__main__":

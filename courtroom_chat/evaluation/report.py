@@ -6,7 +6,10 @@ cost, calls, tokens and seconds per item. The court against each baseline, item 
 items it fixed and broke, with McNemar's exact test. Calibration of every named confidence
 (Brier score, a 10-bin reliability table). With ``--mirror``: how often the answers to a
 question and to its negation agree, and how often a method said "No" (or "Yes") to both. For
-a procedure that deliberates in rounds: the switches per round, correct → wrong and back.
+a procedure that deliberates in rounds: the switches per round, correct → wrong and back. On
+a yes / no set, the per-call signal: how often the baselines' calls said Yes on the gold-Yes and
+on the gold-No items, and the accuracy such calls are expected to reach; a model that says Yes
+as often either way cannot be told from chance by any method here.
 """
 
 from __future__ import annotations
@@ -103,6 +106,47 @@ def mirror_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "mirror_accuracy": sum(bool(r["correct"]) for r in mirror_rows) / n if n else None}
 
 
+def call_answer(text: str) -> str | None:
+    """The yes / no one plain call gave (its reply read as the baselines read it), else None."""
+    from ..replies import parse_reply
+    from .methods import AnswerReply
+
+    value, _ = parse_reply(text, AnswerReply)
+    return value.decision if value is not None else None
+
+
+def per_call_signal(rows: list[dict[str, Any]], answers: Any = None) -> dict[str, Any] | None:
+    """Does the model see anything in this set? Of every plain call the baselines made (one
+    call, the majority's five: the same prompt as a plain juror's), the share answering Yes
+    on the gold-Yes items and on the gold-No items, with Wilson intervals, and the accuracy one
+    call and a majority of five are expected to reach if each call is an independent draw at
+    those rates. Close rates mean no way of asking this model can be told from chance on this
+    set. ``answers(row)`` gives a row's call answers (default: its stored baseline calls).
+    None when no row of a yes / no set holds such calls."""
+    answers = answers or (lambda row: [call_answer(c.get("text", "")) for c in (row.get("details") or {}).get("calls", [])])
+    counts = {YES: [0, 0], NO: [0, 0]}  # gold -> [calls answered, answered yes]
+    for r in rows:
+        if r.get("framing", "asked") != "asked" or r["gold"] not in counts:
+            continue
+        for said in answers(r):
+            if said in (YES, NO):
+                counts[r["gold"]][0] += 1
+                counts[r["gold"]][1] += said == YES
+    if not counts[YES][0] or not counts[NO][0]:
+        return None
+    rate = {gold: y / n for gold, (n, y) in counts.items()}
+    golds = [r["gold"] for r in {r["item"]: r for r in rows if r.get("framing", "asked") == "asked"}.values()]
+    share = sum(g == YES for g in golds) / len(golds)
+    return {
+        "calls": {gold: n for gold, (n, _) in counts.items()},
+        "yes_on_yes": rate[YES], "yes_on_yes_ci95": list(stats.wilson(counts[YES][1], counts[YES][0])),
+        "yes_on_no": rate[NO], "yes_on_no_ci95": list(stats.wilson(counts[NO][1], counts[NO][0])),
+        "gap": rate[YES] - rate[NO], "true_yes_share": share,
+        "expected_single": share * rate[YES] + (1 - share) * (1 - rate[NO]),
+        "expected_majority": share * stats.majority_yes(rate[YES]) + (1 - share) * (1 - stats.majority_yes(rate[NO])),
+    }
+
+
 def fragility_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Of the trials decided again without their most-cited evidence: how many verdicts held,
     how many turned, how many could not be checked; and how often the ones that held were right."""
@@ -147,6 +191,7 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
         "fragility": {m: fragility_counts(by_method[m]) for m in methods
                       if any((r.get("details") or {}).get("fragility") for r in by_method[m])},
         "rounds": {m: found for m in methods if (found := switches(by_method[m]))},
+        "signal": per_call_signal([r for r in asked if r["method"] in ("single", "majority")]) if dataset.yes_no else None,
         "extra": dataset.extra_metrics(rows),
         "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
                                         "confidences", "run_id", "error", "cost_usd", "calls", "seconds")} for r in rows],
@@ -218,6 +263,19 @@ def markdown(summary: dict[str, Any]) -> str:
                          "away"],
                         [[m, n, c["switches"], c["correct_to_wrong"], c["wrong_to_correct"], c["toward_majority"],
                           c["away_from_majority"]] for m, rounds in summary["rounds"].items() for n, c in rounds.items()])
+    if summary.get("signal"):
+        g = summary["signal"]
+        out += _section("Per-call signal: does the model see anything in this set?",
+                        "Every plain call the baselines made (the same prompt a plain juror reads), by gold answer. "
+                        "If Yes comes as often on the No items as on the Yes items, no way of asking this model "
+                        "(one call, a vote, a court of such jurors) is expected to beat chance here.",
+                        ["calls on", "answered Yes", "95% interval", "calls"],
+                        [["gold-Yes items", _pct(g["yes_on_yes"]), f"{_pct(g['yes_on_yes_ci95'][0])}–{_pct(g['yes_on_yes_ci95'][1])}",
+                          g["calls"][YES]],
+                         ["gold-No items", _pct(g["yes_on_no"]), f"{_pct(g['yes_on_no_ci95'][0])}–{_pct(g['yes_on_no_ci95'][1])}",
+                          g["calls"][NO]]])
+        out += ["", f"Gap {g['gap']:+.0%}. Expected accuracy if each call is an independent draw at these rates: "
+                    f"one call {_pct(g['expected_single'])}, a majority of five {_pct(g['expected_majority'])}."]
     out += ["", "## Confusion (rows: gold, columns: predicted)", ""]
     for m in methods:
         labels = [*summary["labels"], UNDECIDED]

@@ -33,6 +33,11 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def majority_yes(p: float, n: int = 5) -> float:
+    """The chance that more than half of ``n`` independent calls, each Yes with chance ``p``, say Yes."""
+    return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n // 2 + 1, n + 1))
+
+
 def brier(confidences: Sequence[float], outcomes: Sequence[bool | int]) -> float | None:
     """Mean squared gap between a stated probability and what happened (1 right, 0 wrong)."""
     if not confidences:

@@ -126,3 +126,39 @@ def test_cli_malformed_jsonl_names_the_line(tmp_path):
     path.write_text('{"question": "Ship?", "context": [], "answer": "yes"}\n{oops}\n', encoding="utf-8")
     result = CliRunner().invoke(_cli(), ["eval", str(path), "--backend", "scripted"])
     assert result.exit_code == 2 and f"{path} line 2: not valid JSON" in result.stderr
+
+
+def _calls(*answers):
+    return {"calls": [{"text": json.dumps({"reasoning": "r", "decision": a})} for a in answers]}
+
+
+def test_per_call_signal_counts_every_baseline_call_by_gold_answer():
+    from courtroom_chat.evaluation.report import per_call_signal
+
+    rows = [
+        {"item": "a", "method": "single", "framing": "asked", "gold": "yes", "details": _calls("yes")},
+        {"item": "b", "method": "single", "framing": "asked", "gold": "no", "details": _calls("yes")},
+        {"item": "a", "method": "majority", "framing": "asked", "gold": "yes", "details": _calls("yes", "yes", "yes", "no", "no")},
+        {"item": "b", "method": "majority", "framing": "asked", "gold": "no", "details": _calls("yes", "no", "no", "no", "no")},
+        {"item": "b", "method": "single", "framing": "mirror", "gold": "yes", "details": _calls("no")},  # not counted
+        {"item": "c", "method": "single", "framing": "asked", "gold": "no", "details": _calls("maybe")},  # no answer
+    ]
+    g = per_call_signal(rows)
+    assert g["calls"] == {"yes": 6, "no": 6}
+    assert g["yes_on_yes"] == pytest.approx(4 / 6) and g["yes_on_no"] == pytest.approx(2 / 6)
+    assert g["gap"] == pytest.approx(2 / 6)
+    assert g["true_yes_share"] == pytest.approx(1 / 3)  # items a (yes), b and c (no)
+    # one call: 1/3 * 4/6 + 2/3 * 4/6; a majority of five at 2/3 says Yes with chance 192/243
+    assert g["expected_single"] == pytest.approx(2 / 3)
+    assert g["expected_majority"] == pytest.approx(192 / 243)
+    assert per_call_signal([r for r in rows if r["gold"] == "yes"]) is None  # needs both kinds of item
+
+
+def test_the_report_shows_the_per_call_signal_of_the_baselines(fixtures, runs_dir):
+    ev = evaluate(str(fixtures / "adrs.json"), baselines=["single", "majority"], backend="scripted")
+    summary = json.loads((ev.folder / "summary.json").read_text())
+    signal = summary["signal"]
+    assert signal["calls"] == {"yes": 2 * 6, "no": 2 * 6}  # 4 items, half each way: one call and five each
+    text = (ev.folder / "report.md").read_text()
+    assert "## Per-call signal: does the model see anything in this set?" in text
+    assert "Expected accuracy if each call is an independent draw" in text
