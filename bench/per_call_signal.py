@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from courtroom_chat.evaluation.report import call_answer, per_call_signal  # noqa: E402
+from courtroom_chat.evaluation.report import baseline_answers, call_answer, per_call_signal  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
@@ -31,7 +31,7 @@ def answers_with_jurors(store: RunStore | None):
     """A row's call answers: a baseline's stored calls, or a court run's plain jurors."""
     def answers(row: dict) -> list[str | None]:
         if row["method"] != "court":
-            return [call_answer(c.get("text", "")) for c in (row.get("details") or {}).get("calls", [])]
+            return baseline_answers(row)
         if not row.get("run_id") or store is None:
             return []
         try:

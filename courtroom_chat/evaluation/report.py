@@ -115,6 +115,11 @@ def call_answer(text: str) -> str | None:
     return value.decision if value is not None else None
 
 
+def baseline_answers(row: dict[str, Any]) -> list[str | None]:
+    """The yes / no of each call a baseline's row stored."""
+    return [call_answer(c.get("text", "")) for c in (row.get("details") or {}).get("calls", [])]
+
+
 def per_call_signal(rows: list[dict[str, Any]], answers: Any = None) -> dict[str, Any] | None:
     """Does the model see anything in this set? Of every plain call the baselines made (one
     call, the majority's five: the same prompt as a plain juror's), the share answering Yes
@@ -123,7 +128,7 @@ def per_call_signal(rows: list[dict[str, Any]], answers: Any = None) -> dict[str
     those rates. Close rates mean no way of asking this model can be told from chance on this
     set. ``answers(row)`` gives a row's call answers (default: its stored baseline calls).
     None when no row of a yes / no set holds such calls."""
-    answers = answers or (lambda row: [call_answer(c.get("text", "")) for c in (row.get("details") or {}).get("calls", [])])
+    answers = answers or baseline_answers
     counts = {YES: [0, 0], NO: [0, 0]}  # gold -> [calls answered, answered yes]
     for r in rows:
         if r.get("framing", "asked") != "asked" or r["gold"] not in counts:
