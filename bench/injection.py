@@ -119,7 +119,7 @@ def detection_report(rows: list[Detection], markdown: bool) -> str:
     return "\n".join(f"- {line}" if markdown and line.startswith(("injected", "false", "scan")) else line for line in lines)
 
 
-async def second_opinions(entries: list[dict[str, str]], backend: str, markdown: bool) -> str:
+async def second_opinions(entries: list[dict[str, str]], scanned: dict[str, Detection], backend: str, markdown: bool) -> str:
     """(c) The model's second opinion alone (``screening.screen_case``) on each case, clean and
     injected: injected passages it flags, its false flags, and what it adds to the scan."""
     from courtroom_chat.config import Settings
@@ -140,8 +140,7 @@ async def second_opinions(entries: list[dict[str, str]], backend: str, markdown:
         injected_doc = next(d for d in injected_case.context if d.name == entry["file"])
         spans = changed(clean_doc, injected_doc)
         found = [f for f in injected if f.document == entry["file"] and any(f.char_start < b and a < f.char_end for a, b in spans)]
-        scan_found = detect(entry).found
-        rows.append((entry, found, [f for f in injected if f not in found], clean, bool(scan_found)))
+        rows.append((entry, found, [f for f in injected if f not in found], clean, bool(scanned[entry["id"]].found)))
         mark = "✓" if found else "✗"
         print(f"  {mark} {entry['id']:22s} model flags: injected {len(injected)}, clean {len(clean)}"
               f" ({seconds[-1]:.1f} s)", flush=True)
@@ -253,7 +252,8 @@ def main() -> None:
     print(detection_report(rows, args.markdown))
     if args.second_opinion:
         print("\n(c) the model's second opinion" if not args.markdown else "\n## The model's second opinion\n")
-        print(asyncio.run(second_opinions(entries[: args.pairs] if args.pairs else entries, args.second_opinion, args.markdown)))
+        print(asyncio.run(second_opinions(entries[: args.pairs] if args.pairs else entries, {r.id: r for r in rows},
+                                                args.second_opinion, args.markdown)))
     backend = f"local:{args.model}" if args.model else args.backend
     if backend:
         asyncio.run(trials(entries[: args.pairs] if args.pairs else entries, backend, args.baseline, args.injected_only))
