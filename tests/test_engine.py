@@ -282,6 +282,26 @@ async def test_jurors_may_read_a_system_prompt_of_their_own(scripted_settings):
     assert by_role["judge"].startswith("You are an officer of a decision court")
 
 
+
+async def test_with_plain_jurors_every_role_shares_one_cached_prefix(scripted_settings):
+    """The default jury (plain calls): every role reads the baselines' system prompt and then the
+    same case block, so a local backend reads the case once per trial; the court's framing opens
+    each officer's own prompt, and a juror's prompt is still the single call's, word for word."""
+    from courtroom_chat import plain
+
+    backend = ScriptedBackend()
+    record = await Trial(code_case(), scripted_settings, store=None, backends={"scripted": backend}).run(lambda e: None)
+    assert record.status == "complete"
+    calls = [c for c in backend.calls if c.role in ("prosecutor", "defense", "juror", "judge")]
+    assert {c.role for c in calls} == {"prosecutor", "defense", "juror", "judge"}
+    assert all(c.system == plain.SYSTEM for c in calls)
+    assert len({c.prefix for c in calls}) == 1 and calls[0].prefix
+    for c in calls:
+        officer = c.prompt.startswith("You are an officer of a decision court")
+        assert officer is (c.role != "juror"), c.role
+    asked = {plain.prompt(order) for order in (("yes", "no"), ("no", "yes"))}
+    assert all(c.prompt in asked for c in calls if c.role == "juror")
+
 async def test_dry_run_needs_no_api_key_and_estimates_claude_cost(scripted_settings):
     settings = scripted_settings.with_backend("anthropic")
     events = []

@@ -79,10 +79,10 @@ class DecisionCourt(Briefs, Procedure):
         return demo_reply(request)
 
     def role_system(self, court: Court, role: str) -> str | None:
+        if plainly(court.params):  # every role: the plain jurors' (the baselines'), see Briefs.officer
+            return PLAIN_SYSTEM
         if role != "juror":
             return None
-        if plainly(court.params):
-            return PLAIN_SYSTEM
         return self.render("system_juror") if court.params.juror_system == "juror" else None
 
     def result_of(self, record: RunRecord) -> dict[str, Any]:
@@ -434,7 +434,7 @@ class DecisionCourt(Briefs, Procedure):
         record = self.trial_record(self.prosecution_text(prosecution, admitted), defense)
         majority = self.jury_decision(court, jury)
         prompt = self.judge_prompt(
-            record,
+            court, record,
             (f"\nExcluded, not verified in the evidence: exhibit {', '.join(str(e.number) for e in excluded)}.\n"
              if excluded else ""),
             jury.split(words=True), self._jury_reasons(jury), split, majority,
@@ -613,7 +613,7 @@ class DecisionCourt(Briefs, Procedure):
                 self.evidence_order(court, a)
             plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(court, None, motion))))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
-            record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
+            court, record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",
             "[one line of reasoning per juror]", p.jury_size > 1, "guilty")))
         wires = {"prosecutor": ProsecutorReply, "defense": DefenseReply, "juror": JurorReply, "judge": JudgeReply}
         for stage, agent, prompt in plans:

@@ -88,8 +88,18 @@ class Briefs:
         motion_rule = (f'exactly "{fixed.yes}"' if fixed else
                        "what a Yes to the question commits to, a short phrase that keeps the question's names and "
                        'numbers unchanged (like "merge PR #214 now")')
-        return self.render("prosecutor", filed=filed_text(court.case.evidence), motion_rule=motion_rule,
-                           exhibit_rules=rules)
+        return self.officer(court, self.render("prosecutor", filed=filed_text(court.case.evidence),
+                                               motion_rule=motion_rule, exhibit_rules=rules))
+
+    def officer(self, court: Court, prompt: str) -> str:
+        """An officer's prompt (prosecutor, defense, judge). With plain jurors every role reads the
+        jurors' system prompt, which is the baselines' own, so the case after it is read once and
+        cached for the whole trial; the court's framing then opens the officer's own prompt instead.
+        Measured on ICLR 2017 with the 1.5B: a juror system prompt of its own cost the jury a second
+        read of the case, about 45 s of a 216 s trial."""
+        if not plainly(court.params):
+            return prompt
+        return f"{self.render('system').strip()}\n\n{prompt}"
 
     @staticmethod
     def motion(court: Court, prosecution: Prosecution) -> Motion:
@@ -124,8 +134,8 @@ class Briefs:
     def defense_prompt(self, court: Court, prosecution_text: str, motion: Motion) -> str:
         rules = (self.render("defense_exhibits", max_exhibits=court.params.max_exhibits) if self.quotable(court)
                  else '- "exhibits": [] (no evidence was attached, so there is nothing to quote).')
-        return self.render("defense", prosecution=prosecution_text, refusal=vote_phrases(motion)["do not act"],
-                           defense_exhibits=rules)
+        return self.officer(court, self.render("defense", prosecution=prosecution_text,
+                                               refusal=vote_phrases(motion)["do not act"], defense_exhibits=rules))
 
     def trial_record(self, prosecution_text: str, defense: Defense | None, order: list[int] | None = None) -> str:
         """The trial so far, identical for every juror and the judge, so it is read once and cached."""
@@ -196,7 +206,7 @@ class Briefs:
         court.reorder_evidence(agent.name, order)
         return order
 
-    def judge_prompt(self, record: str, excluded: str, tally: str, jury_reasons: str, split: bool,
+    def judge_prompt(self, court: Court, record: str, excluded: str, tally: str, jury_reasons: str, split: bool,
                      majority: str | None = None) -> str:
         hint = " The jury was split: weigh the minority's view too." if split else ""
         if majority:
@@ -206,5 +216,6 @@ class Briefs:
         else:
             task = "The jury did not reach a majority either way: decide the question yourself, on the facts."
             decisions = '"act" (YES), "do not act" (NO), or "dismiss" if the evidence cannot decide it.'
-        return self.render("judge", record=record, excluded=excluded, tally=tally, jury_reasons=jury_reasons,
-                           split_hint=hint, task=task, decisions=decisions)
+        return self.officer(court, self.render("judge", record=record, excluded=excluded, tally=tally,
+                                               jury_reasons=jury_reasons, split_hint=hint, task=task,
+                                               decisions=decisions))
