@@ -1,6 +1,6 @@
 """Does the model see anything in a yes/no set? The per-call yes-rate on gold-yes and gold-no
 items, from an evaluation's stored calls: the single call, the majority's five, and the court's
-jurors (read from the stored runs).
+jurors (kept in the row since 2026-11-25, else read from the stored runs).
 
     python bench/per_call_signal.py RESULTS.jsonl [--runs-dir RUNS]
 
@@ -30,7 +30,7 @@ from courtroom_chat.store import RunStore  # noqa: E402
 def answers_with_jurors(store: RunStore | None):
     """A row's call answers: a baseline's stored calls, or a court run's plain jurors."""
     def answers(row: dict) -> list[str | None]:
-        if row["method"] != "court":
+        if row["method"] != "court" or "juror_answers" in (row.get("details") or {}):
             return baseline_answers(row)
         if not row.get("run_id") or store is None:
             return []

@@ -107,7 +107,19 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
                   if k in outcome.data}}
     if not yes_no:
         details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility")}
+    elif answers := juror_answers(record):
+        details["juror_answers"] = answers
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
+
+
+def juror_answers(record: RunRecord) -> list[str | None]:
+    """The yes / no each plain juror gave (read as a baseline's call is read), kept in the row so
+    the per-call signal can count the court's jurors without the stored runs; empty when the
+    jurors are not plain calls."""
+    from .report import call_answer
+
+    answers = [call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok]
+    return answers if any(a is not None for a in answers) else []
 
 
 COURT_METHODS = ("court", "court-fixed-order")

@@ -116,8 +116,11 @@ def call_answer(text: str) -> str | None:
 
 
 def baseline_answers(row: dict[str, Any]) -> list[str | None]:
-    """The yes / no of each call a baseline's row stored."""
-    return [call_answer(c.get("text", "")) for c in (row.get("details") or {}).get("calls", [])]
+    """The yes / no of each call a row stored: a baseline's calls, or a court's plain jurors."""
+    details = row.get("details") or {}
+    if "juror_answers" in details:
+        return list(details["juror_answers"])
+    return [call_answer(c.get("text", "")) for c in details.get("calls", [])]
 
 
 def per_call_signal(rows: list[dict[str, Any]], answers: Any = None) -> dict[str, Any] | None:
