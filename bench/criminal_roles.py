@@ -1,0 +1,96 @@
+"""Role evaluation of finished criminal trials (issue 14): a model acting as evaluator scores
+the judge, the prosecution and the advocate on SimCourt's aspects (1-10), with the two checks
+that say how far such scores can be trusted (``courtroom_chat/procedures/criminal/assess.py``):
+the same record scored again (repeatability) and the record with the role's turns swapped for
+another role's (discrimination: a reading evaluator scores the real record higher).
+
+    python bench/criminal_roles.py RUNS [--results EVAL/results.jsonl] [--backend local:qwen2.5-coder-1.5b]
+                                   [--temperature 0.7] [--limit N] [--no-repeat] [--no-swap] [--out FILE.json]
+
+RUNS is a runs folder; every finished criminal run in it is scored (or, with --results, the
+court runs of that evaluation). Figures only: nothing passes or fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtroom_chat.backends import BackendPool  # noqa: E402
+from courtroom_chat.config import ModelSpec, load_settings  # noqa: E402
+from courtroom_chat.errors import CourtroomError  # noqa: E402
+from courtroom_chat.procedures.criminal.assess import assess, markdown, summary  # noqa: E402
+from courtroom_chat.store import RunStore  # noqa: E402
+
+
+def run_ids(store: RunStore, results: Path | None, limit: int | None) -> list[str]:
+    if results is not None:
+        rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+        ids = [r["run_id"] for r in rows if r["method"] == "court" and r.get("run_id") and r["framing"] == "asked"]
+    else:
+        ids = [r["run_id"] for r in store.list(limit=100000) if r.get("procedure") == "criminal" and r.get("status") == "complete"]
+    return ids[:limit] if limit else ids
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    store = RunStore(args.runs)
+    ids = run_ids(store, args.results, args.limit)
+    if not ids:
+        sys.exit(f"no finished criminal runs in {args.runs}; run some first (courtroom eval simcourt_ljp --procedure criminal)")
+    spec = ModelSpec.parse(args.backend)
+    pool = BackendPool(load_settings(env=False))
+    backend = pool.get(spec)
+    real, again, swapped = [], [], []
+    try:
+        for n, run_id in enumerate(ids, 1):
+            record = store.load(run_id)
+            try:
+                real.append(await assess(record, backend, temperature=args.temperature, seed=0))
+                if args.repeat:
+                    again.append(await assess(record, backend, temperature=args.temperature, seed=1))
+                if args.swap:
+                    swapped.append(await assess(record, backend, temperature=args.temperature, seed=0, swap=True))
+            except CourtroomError as exc:
+                print(f"{run_id}: {exc}", file=sys.stderr)
+                continue
+            print(f"[{n}/{len(ids)}] {run_id}: " + ", ".join(f"{r} {s.mean:.1f}" for r, s in real[-1].roles.items()),
+                  file=sys.stderr)
+    finally:
+        await pool.aclose()
+    result = summary(real, again, swapped)
+    result["model"] = str(spec)
+    result["temperature"] = args.temperature
+    result["calls"] = sum(a.calls for a in [*real, *again, *swapped])
+    result["seconds"] = round(sum(a.seconds for a in [*real, *again, *swapped]), 1)
+    print(markdown(result, str(spec)))
+    print(f"\n{result['calls']} evaluator calls, {result['seconds']} s.")
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", type=Path, help="a runs folder holding criminal trials")
+    parser.add_argument("--results", type=Path, help="score only the court runs of this evaluation's results.jsonl")
+    parser.add_argument("--backend", default="local:qwen2.5-coder-1.5b", help="the evaluator's model")
+    parser.add_argument("--temperature", type=float, default=0.7, help="of every evaluator call (repeatability needs > 0)")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--no-repeat", dest="repeat", action="store_false", help="skip the second scoring")
+    parser.add_argument("--no-swap", dest="swap", action="store_false", help="skip the swapped-record control")
+    parser.add_argument("--out", type=Path, help="write the summary as JSON here")
+    args = parser.parse_args()
+    if not args.runs.is_dir():
+        parser.error(f"no runs folder at {args.runs}")
+    if args.results is not None and not args.results.is_file():
+        parser.error(f"no results file at {args.results}")
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()
