@@ -255,13 +255,15 @@ class Baselines:
         if self.answer is not None:
             return self.own_request(method, case, number, temperature, seed)
         choosing = bool(labels)
+        shots = self.precedents(case, seed) if choosing else ""
         # role "juror": the voter the scripted backend knows how to answer; real backends ignore roles
         return ModelRequest(
             agent=f"{method}-{number}" if method == "majority" else method,
             role="juror",
             system=CHOOSE_SYSTEM if choosing else SYSTEM,
             prefix=case_block(case),
-            prompt=CHOOSE_PROMPT.format(labels=" / ".join(f'"{label}"' for label in labels or ())) if choosing else PROMPT,
+            prompt=shots + CHOOSE_PROMPT.format(labels=" / ".join(f'"{label}"' for label in labels or ()))
+            if choosing else PROMPT,
             schema=choose_schema(labels or ()) if choosing else SCHEMA,
             schema_name="LabelReply" if choosing else "AnswerReply",
             temperature=temperature if backend.accepts_temperature else None,
@@ -270,6 +272,24 @@ class Baselines:
             inputs={"question": case.question, "number": number, "persona": "an independent decision-maker",
                     "min_words": 5, "exhibits": [], "seed": seed, "labels": list(labels or ())},
         )
+
+    def precedents(self, case: Case, seed: int) -> str:
+        """Few-shot: a labelled item whose dataset brings a precedent pool (``inputs["pool"]``)
+        shows the baselines the same number of precedents, chosen the same way, as the
+        classification court's judges (``[procedures.classification] precedents``,
+        ``precedent_choice``, ``retrieval``), after the text: the published table compares
+        single and multiple calls with the courts at the same number of shots."""
+        if not case.inputs.get("pool"):
+            return ""
+        p = self.settings.procedure_params("classification")
+        if not p.precedents:
+            return ""
+        from ..procedures.classification.labels import case_text
+        from ..procedures.classification.precedents import precedents, precedents_text
+
+        hits = precedents(case_text(case), case.inputs["pool"], k=p.precedents, choice=p.precedent_choice,
+                          method=p.retrieval, seed=seed, pool_seed=int(case.inputs.get("pool_seed", 0) or 0))
+        return f"{precedents_text(hits)}\n" if hits else ""
 
     def own_request(self, method: str, case: Case, number: int, temperature: float | None, seed: int) -> ModelRequest:
         """A request for an answer of the dataset's own shape, read as its procedure's agents read the case."""

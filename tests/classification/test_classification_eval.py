@@ -84,6 +84,30 @@ async def test_baselines_choose_among_a_label_set():
     assert p.status == "failed" and "none of joy, anger, fear" in p.error
 
 
+async def test_baselines_see_the_judges_precedents_few_shot():
+    """With [procedures.classification] precedents = k, a labelled item with a pool shows the
+    single and majority calls the same k precedents the judges would see (the published
+    table's few-shot baselines); with k = 0, or no pool, none."""
+    pool = [{"text": "The storm flooded every street downtown.", "label": "fear", "reason": "danger"},
+            {"text": "I am furious that the store lost my order again.", "label": "anger", "reason": "blame"},
+            {"text": "We won the cup and danced all night.", "label": "joy", "reason": "celebration"}]
+    case = Case(question="Which emotion? Labels: joy, anger, fear.", inputs={"labels": ["joy", "anger", "fear"], "pool": pool},
+                context=[pasted_document("The store lost my order and I am furious.")])
+    labels = ["joy", "anger", "fear"]
+    base = Settings().with_backend("scripted")
+    shown = Baselines(base.with_params("classification", {"precedents": 1, "retrieval": "bm25"}), BackendPool(base))
+    request = shown.request("majority", case, 2, 0.5, 7, labels)
+    assert request.prompt.startswith("PRECEDENTS:") and "was labelled anger" in request.prompt
+    assert "was labelled joy" not in request.prompt and request.prompt.endswith('the probability, from 0 to 1, that your label is right.')
+    assert request.prefix == shown.request("single", case, 1, 0.2, 3, labels).prefix  # the case is read as before
+    two = Baselines(base.with_params("classification", {"precedents": 2, "retrieval": "bm25"}), BackendPool(base))
+    assert two.request("single", case, 1, 0.2, 3, labels).prompt.count("was labelled") == 2
+    none = Baselines(base, BackendPool(base))
+    assert "PRECEDENTS" not in none.request("single", case, 1, 0.2, 3, labels).prompt
+    unpooled = Case(question=case.question, inputs={"labels": labels}, context=case.context)
+    assert "PRECEDENTS" not in shown.request("single", unpooled, 1, 0.2, 3, labels).prompt
+
+
 def test_a_court_record_is_read_by_its_label_for_a_label_set():
     record = RunRecord(run_id="r", case=Case(question="q?"), status="complete",
                        outcome=Outcome(answer="Label: not entailment", label="not entailment"))
