@@ -55,11 +55,16 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+DEFAULT_DELAY_MS = 200
+
+
 class Throttle(_Section):
     """Applied by the runtime to every procedure and backend."""
 
-    max_concurrency: int = Field(0, ge=0, le=64)  # model requests at once; 0: no limit
-    delay_ms: int = Field(0, ge=0, le=60_000)  # between the starts of two requests
+    max_concurrency: int = Field(3, ge=0, le=64)  # model requests at once; 0: no limit
+    # Between the starts of two requests; None: DEFAULT_DELAY_MS to a model backend, none to the
+    # scripted backend (it calls no service, and tests and demos need not wait); 0: no delay.
+    delay_ms: int | None = Field(None, ge=0, le=60_000)
 
 
 class Budget(_Section):
@@ -338,5 +343,5 @@ def write_config(path: str | os.PathLike[str], settings: Settings | None = None,
     if target.exists() and not force:
         raise ConfigError(f"{target} already exists; pass --force to overwrite it")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(tomli_w.dumps((settings or Settings()).model_dump()), encoding="utf-8")
+    target.write_text(tomli_w.dumps((settings or Settings()).model_dump(exclude_none=True)), encoding="utf-8")
     return target

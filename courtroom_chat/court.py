@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from .backends import BackendPool
 from .backends.base import Backend, ModelRequest
 from .case import Case
-from .config import ModelSpec, Settings
+from .config import DEFAULT_DELAY_MS, ModelSpec, Settings
 from .cost import call_cost, dollars, estimate_cost
 from .errors import BackendError, BudgetExceeded, ContextTooLongError, RoleOutputError
 from .events import (
@@ -143,7 +143,7 @@ class Court:
         self._current = ""
         throttle = settings.throttle
         self._slots = asyncio.Semaphore(throttle.max_concurrency) if throttle.max_concurrency else None
-        self._spacing = throttle.delay_ms / 1000
+        self._spacing = None if throttle.delay_ms is None else throttle.delay_ms / 1000
         self._next_start = 0.0
 
     async def screen(self, *, dry_run: bool = False) -> None:
@@ -502,7 +502,7 @@ class Court:
             self.emit(TextDelta(agent=agent.name, text=text))
 
         try:
-            reply = await self._throttled(agent.backend.complete(request, on_text))
+            reply = await self._throttled(agent.backend.complete(request, on_text), agent.backend.name)
         except BaseException as exc:
             call.seconds = round(time.perf_counter() - started, 4)
             call.error = "cancelled" if not isinstance(exc, Exception) else str(exc)
@@ -517,20 +517,24 @@ class Court:
         call.cost_usd = call_cost(agent.backend.price_provider, call.model, reply.usage)
         return reply.text, call
 
-    async def _throttled(self, call: Any) -> Any:
-        """At most [throttle] max_concurrency requests at once, starts spaced by delay_ms."""
-        if self._slots is None and not self._spacing:
+    async def _throttled(self, call: Any, backend: str) -> Any:
+        """At most [throttle] max_concurrency requests at once, starts spaced by delay_ms (by
+        default DEFAULT_DELAY_MS to a model backend, none to the scripted one)."""
+        spacing = self._spacing
+        if spacing is None:
+            spacing = 0.0 if backend == "scripted" else DEFAULT_DELAY_MS / 1000
+        if self._slots is None and not spacing:
             return await call
         if self._slots is not None:
             await self._slots.acquire()
         try:
-            if self._spacing:
+            if spacing:
                 # Spaced from the actual start, not a planned one: a wake-up that comes late
                 # (a loaded machine) must not leave the next start closer than delay_ms.
                 loop = asyncio.get_running_loop()
                 while (wait := self._next_start - loop.time()) > 0:
                     await asyncio.sleep(wait)
-                self._next_start = loop.time() + self._spacing
+                self._next_start = loop.time() + spacing
             return await call
         finally:
             if self._slots is not None:

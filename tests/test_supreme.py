@@ -291,13 +291,32 @@ def overlap(timeline: list[tuple[str, float, float]]) -> int:
 
 async def test_the_throttle_bounds_concurrency_and_spaces_starts():
     small = {"justices": 3, "jurors": 4}
-    _, free = await trial(latency_ms=40, **small)
-    assert overlap(free.timeline) >= 3  # unthrottled, a round's calls run together
+    unlimited = settings(**small).with_overrides({"throttle": {"max_concurrency": 0}})
+    _, free = await trial(latency_ms=40, base=unlimited)
+    assert overlap(free.timeline) >= 4  # unthrottled, the jury's calls run together
     base = settings(**small).with_overrides({"throttle": {"max_concurrency": 2, "delay_ms": 25}})
     _, backend = await trial(latency_ms=40, base=base)
     assert overlap(backend.timeline) <= 2
     starts = sorted(s for _, s, _ in backend.timeline)
     assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.025 - 0.002
+
+
+async def test_by_default_three_requests_at_once_and_a_model_backend_is_spaced_200_ms():
+    """[throttle] defaults: at most 3 requests at once for every backend; 200 ms between starts
+    to a model backend, none to the scripted one (it calls no service)."""
+    small = settings(justices=3, jurors=4)
+    assert small.throttle.max_concurrency == 3 and small.throttle.delay_ms is None
+    _, scripted = await trial(latency_ms=40, base=small)
+    starts = sorted(s for _, s, _ in scripted.timeline)
+    assert overlap(scripted.timeline) == 3 and min(b - a for a, b in zip(starts, starts[1:], strict=False)) < 0.05
+    model = ScriptedBackend(latency_ms=5)
+    model.name = "ollama"  # stands in for a model backend
+    record = await Trial(load_case(CASES / "burglary.json"), small.with_params("supreme", {"justices": 3, "jurors": 2,
+                                                                                          "rounds": 1}),
+                         store=None, backends={"scripted": model}).run()
+    assert record.status == "complete"
+    starts = sorted(s for _, s, _ in model.timeline)
+    assert len(starts) >= 5 and min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.2 - 0.002
 
 
 def test_the_throttle_is_on_the_command_line(runs_dir):

@@ -131,8 +131,8 @@ def run(
     seed: int | None = typer.Option(None, "--seed", help="Fix the run's seeded orders (jurors' label and exhibit orders)."),
     inputs: list[str] = typer.Option([], "--input", "-i", help="A case input of the procedure as KEY=VALUE (see `courtroom procedures`); repeat for more."),
     case_type: str | None = typer.Option(None, "--type", help="The case's type, for procedures that take one (the supreme court: criminal or civil); same as --input type=…"),
-    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once (\\[throttle] max_concurrency; 0: no limit)."),
-    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests (\\[throttle] delay_ms)."),
+    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once (\\[throttle] max_concurrency; default 3; 0: no limit)."),
+    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests (\\[throttle] delay_ms; default 200 to a model backend, none to the scripted one)."),
 ) -> None:
     """Put a question on trial and print the verdict."""
     import asyncio
@@ -486,7 +486,7 @@ def config_show(config: Path | None = typer.Option(None, "--config")) -> None:
     found = find_config(config)
     override = os.environ.get("COURTROOM_BACKEND", "").strip()
     note = f"# COURTROOM_BACKEND={override} overrides every role's model in [models]\n" if override else ""
-    sys.stdout.write(f"# from {found or 'built-in defaults'}\n{note}" + tomli_w.dumps(load_settings(config).model_dump()))
+    sys.stdout.write(f"# from {found or 'built-in defaults'}\n{note}" + tomli_w.dumps(load_settings(config).model_dump(exclude_none=True)))
 
 
 @config_app.command("path")
