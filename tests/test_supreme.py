@@ -229,6 +229,20 @@ async def test_the_why_trace_verifies_every_quote_with_location_and_nearest_miss
     assert trace["verdict"] == "not guilty"
 
 
+async def test_a_failed_clerk_leaves_the_verdict_standing_and_says_the_trace_is_missing():
+    small = {"justices": 3, "jurors": 3}
+    record, _ = await trial(script={"clerk": [{"$error": "the model went away"}]}, **small)
+    assert record.status == "complete" and record.outcome is not None
+    assert record.outputs["verdict"]["why"] == {}
+    [warning] = [w for w in record.warnings if w.rule == "why_trace"]
+    assert warning.agent == "clerk-facts" and "no why trace" in warning.message and "the model went away" in warning.message
+    facts = {"facts": [{"source_quote": "No. The impression was too soft for individual characteristics.",
+                        "kind": "physical evidence", "bears_on": "identity", "favours": "defense"}]}
+    record, _ = await trial(script={"clerk": [facts, {"$error": "timeout"}]}, **small)
+    assert record.status == "complete" and record.outputs["verdict"]["why"]["facts"]  # the facts are kept
+    assert any(w.rule == "why_trace" and "stops at the facts" in w.message for w in record.warnings)
+
+
 # ---------------------------------------------------------------- bad transcripts
 
 

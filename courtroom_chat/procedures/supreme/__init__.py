@@ -322,8 +322,16 @@ class SupremeCourt(Procedure):
 
         trace: dict[str, Any] = {}
         async with court.stage("why", "Why trace", [(agent, prompt)]) as stage:
-            answer = await court.ask(agent, prompt, FactsReply, schema=schema, check=check, inputs={**c, "limit": p.max_facts},
-                                     keep_hint="Keep the facts whose quotes were found exactly as they were; copy the others exactly.")
+            try:
+                answer = await court.ask(agent, prompt, FactsReply, schema=schema, check=check,
+                                         inputs={**c, "limit": p.max_facts},
+                                         keep_hint="Keep the facts whose quotes were found exactly as they were; "
+                                                   "copy the others exactly.")
+            except FAILED as exc:  # the verdict stands on the justices and the jury; the trace is missing
+                stage.state = "facts failed"
+                court.warn("clerk-facts", "why_trace", f"no why trace: the clerk's facts could not be used ({exc})")
+                court.keep("why", trace)
+                return trace
             court.settle(agent, answer, skip={"exhibit_quote"})
             facts = self.file_facts(court, index, answer.value)
             trace["facts"] = [f.model_dump(mode="json") for f in facts]
@@ -341,8 +349,11 @@ class SupremeCourt(Procedure):
                                                                                  "contradictions": {"maxItems": 6}}),
                                            inputs={**c, "facts": len(verified), "for_party": favour[c["party"]],
                                                    "for_other": favour[c["other"]]})
-            except FAILED:
+            except FAILED as exc:
                 stage.state = "reasoning failed"
+                court.warn("clerk-reasoning", "why_trace", f"the why trace stops at the facts: the clerk's reasoning "
+                           f"could not be used ({exc})")
+                court.keep("why", trace)
                 return trace
             court.settle(step2, reasoned)
             trace |= reasoned.value.model_dump(mode="json")
