@@ -579,13 +579,18 @@ class KnowledgeBase:
         found = self.source_of(source)
         return self._by_key.get(f"{found} {number_of(number)}".lower()) if found else None
 
+    @staticmethod
+    def mentions(text: str) -> list[tuple[str, str]]:
+        """Every (source, number) a text names outright ("IPC 379", "section 304A of the Indian
+        Penal Code", "Article 21 of the Constitution"), in order, whether or not it exists."""
+        found = [(m.start(), m.group(1), m.group(2)) for m in NAMED_SHORT.finditer(text)]
+        found += [(m.start(), m.group(3), m.group(2)) for m in NAMED_LONG.finditer(text)]
+        return [(source, number) for _, source, number in sorted(found)]
+
     def named_in(self, text: str) -> list[Provision]:
-        """The provisions a text names outright ("IPC 379", "section 304A of the Indian Penal Code",
-        "Article 21 of the Constitution"), in order, each once."""
+        """The provisions of this knowledge base a text names outright, in order, each once."""
         found: list[Provision] = []
-        pairs = [(m.group(1), m.group(2)) for m in NAMED_SHORT.finditer(text)]
-        pairs += [(m.group(3), m.group(2)) for m in NAMED_LONG.finditer(text)]
-        for source, number in pairs:
+        for source, number in self.mentions(text):
             provision = self.provision(source, number)
             if provision is not None and provision not in found:
                 found.append(provision)

@@ -336,6 +336,21 @@ async def test_unverified_citations_are_marked_counted_and_kept_from_the_bench(t
     assert any(w.rule == "citation_unverified" for w in record.warnings)
 
 
+async def test_a_section_named_only_in_the_argument_text_is_checked_too(tmp_path):
+    """Every citation is checked: a section the argument names in its prose, not in its list,
+    is verified like a listed one; a made-up one is marked, counted and kept from the bench."""
+    script = {"prosecution": {"argument": "Under section 378 of the Indian Penal Code this is theft, and IPC 9998 makes "
+                                          "it worse, as the items P1 to P4 show beyond doubt today.",
+                              "points": ["P3: the phone was in his locker"],
+                              "citations": [{"source": "IPC", "section": "379", "quote": ""}]}}
+    record, _ = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script)
+    mine = [c for c in record.outputs["citations"] if c["by"] == "prosecution"]
+    assert [(c["section"], c["verified"], c["point"]) for c in mine] == [
+        ("379", True, ""), ("378", True, "named in the text"), ("9998", False, "named in the text")]
+    assert record.outputs["bench"]["metrics"]["citations"]["unverified"] >= 1
+    assert any(w.rule == "citation_unverified" and "IPC 9998" in w.message for w in record.warnings)
+
+
 async def test_retrieval_off_is_the_ablation(tmp_path):
     settings = kb_settings(tmp_path)
     record, backend = await bench(CASES / "samvad-negligence.json", settings, retrieval=False)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ... import prompts
 from ...errors import BackendError, RoleOutputError
-from ...kb import KBHit, chunk
+from ...kb import KBHit, chunk, number_of
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, case_block, refine_schema
@@ -179,10 +179,20 @@ class SamvadBench(Procedure):
 
     # ---------------------------------------------------------------- citations
 
-    def check_citations(self, court: Court, who: str, citations: list[Citation]) -> list[dict[str, Any]]:
+    def check_citations(self, court: Court, who: str, citations: list[Citation], prose: str = "") -> list[dict[str, Any]]:
+        """Check every citation: the listed ones, and each section or article the ``prose`` names
+        outright that the list does not (a made-up section named in an argument's text is caught
+        too, and counted like a listed one)."""
         kb = self.kb(court)
+        listed = {(kb.source_of(c.source) or c.source.lower(), number_of(c.section)) for c in citations}
+        named = []
+        for source, number in kb.mentions(prose):
+            key = (kb.source_of(source) or source.lower(), number_of(number))
+            if key not in listed:
+                listed.add(key)
+                named.append(Citation(source=source, section=number, point="named in the text"))
         out = []
-        for c in citations:
+        for c in [*citations, *named]:
             check = kb.verify(c.source, c.section, c.quote)
             number = len(court.record.outputs.get("citations", [])) + 1
             data = {"number": number, "by": who, **c.model_dump(mode="json"), "verified": check.verified,
@@ -234,7 +244,8 @@ class SamvadBench(Procedure):
             data = answer.value.model_dump(mode="json") | {"retrieved": [h.provision.key for h in hits]}
             court.finish(agent, data, markdown=present.judge_markdown(data), repaired=answer.repaired,
                          title="Judge · instructions", line=f"judge: {len(data['citations'])} citations")
-            data["checked"] = self.check_citations(court, "judge", answer.value.citations)
+            data["checked"] = self.check_citations(court, "judge", answer.value.citations, " ".join(
+                [answer.value.instructions, *answer.value.elements, answer.value.standard_of_proof]))
             stage.state = present.checked_state(data["checked"])
         return data
 
@@ -267,7 +278,8 @@ class SamvadBench(Procedure):
             await asyncio.gather(*(speak(role, title) for role, title in COUNSELS))
             for role, _ in COUNSELS:  # checked in a fixed order, so citation numbers do not depend on timing
                 if role in out:
-                    out[role]["checked"] = self.check_citations(court, role, [Citation(**c) for c in out[role]["citations"]])
+                    out[role]["checked"] = self.check_citations(court, role, [Citation(**c) for c in out[role]["citations"]],
+                                                                " ".join([out[role]["argument"], *out[role]["points"]]))
             stage.state = present.checked_state([c for d in out.values() for c in d.get("checked", [])])
         return out
 
