@@ -137,6 +137,38 @@ async def test_the_conference_reads_the_tally_and_anonymised_summaries():
     assert record.outputs["verdict"]["conformity"]["changed"] == 4
 
 
+async def test_a_peer_naming_its_own_philosophy_is_withheld_at_the_conference():
+    script = {f"justice-{n}": [opinion("guilty", evidence_analysis="As a strict constructionist I read the statute "
+                                       "narrowly; a broad interpreter would not."), held("guilty")] for n in range(1, 4)}
+    _, backend = await trial(script=script, justices=3, jurors=3)
+    for agent, prompt in prompts(backend, "justice", "ROUND 2").items():
+        peers = prompt.split("YOUR OPINION IN ROUND")[0]  # the digest; its own opinion and seat follow
+        assert "[outlook withheld]" in peers, agent
+        assert not re.search(r"constructionist|interpreter", peers, re.I), agent
+
+
+async def test_seats_follow_the_spectrum_and_a_changed_spectrum_reaches_the_prompts():
+    from courtroom_chat.procedures.supreme import Parameters
+
+    p = Parameters()
+    assert [p.seat(n)[0] for n in range(1, 10)] == ["strict constructionist"] * 3 + ["moderate pragmatist"] * 3 + \
+        ["broad interpreter"] * 3
+    _, backend = await trial(justices=3, jurors=3, spectrum="textualist, purposivist, living constitutionalist")
+    opening = {a: r.prompt for a, r in ((r.agent, r) for r in backend.calls) if a.startswith("justice-")}
+    assert "textualist" in opening["justice-1"] and "living constitutionalist" in opening["justice-3"]
+    assert "strict constructionist" not in opening["justice-1"]
+
+
+async def test_jurors_read_the_transcript_and_never_the_justices():
+    script = {f"justice-{n}": [opinion("guilty", evidence_analysis="JUSTICE-ONLY-MARK weighs the record."),
+                               held("guilty")] for n in range(1, 4)}
+    _, backend = await trial(script=script, justices=3, jurors=3)
+    jurors = [r for r in backend.calls if r.role == "juror"]
+    assert len(jurors) == 3
+    for r in jurors:
+        assert "JUSTICE-ONLY-MARK" not in r.prompt and "TALLY" not in r.prompt and "Justice A" not in r.prompt
+
+
 async def test_the_conference_can_see_positions_without_the_tally():
     _, backend = await trial(show_tally=False)
     for prompt in prompts(backend, "justice", "ROUND 2").values():

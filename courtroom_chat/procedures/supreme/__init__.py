@@ -162,7 +162,8 @@ class SupremeCourt(Procedure):
         name, _ = court.params.seat(n)
         return self.render(
             "conference", burden=self.burden(standard), round=round_, previous=round_ - 1, yes=standard.yes,
-            no=standard.no, digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1),
+            no=standard.no, digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1,
+                                                   court.params.philosophies()),
             own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
             if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))

@@ -4,6 +4,7 @@ jury's agreement)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..decision.present import shorten
@@ -19,17 +20,31 @@ def opinion_markdown(o: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+WITHHELD = "[outlook withheld]"
+
+
+def redact(text: str, philosophies: list[str]) -> str:
+    """``text`` with every philosophy of the spectrum (and its last word: "constructionist")
+    withheld, so a peer's own words do not tell where on the spectrum it sits."""
+    words = {p for p in philosophies} | {p.split()[-1] for p in philosophies if len(p.split()[-1]) >= 6}
+    for word in sorted(words, key=len, reverse=True):
+        text = re.sub(rf"\b{re.escape(word)}s?\b", WITHHELD, text, flags=re.I)
+    return text
+
+
 def digest(peers: list[tuple[str, dict[str, Any]]], everyone: list[dict[str, Any]], show_tally: bool,
-           labels: list[str], round_: int) -> str:
+           labels: list[str], round_: int, philosophies: list[str] | None = None) -> str:
     """What a justice reads at the conference: the whole bench's tally and confidences (unless
-    hidden) and each other opinion's key points, under letters in this justice's own order."""
+    hidden) and each other opinion's key points, under letters in this justice's own order, with
+    any philosophy named in them withheld."""
     lines = []
     if show_tally:
         lines.append(f"TALLY OF ROUND {round_}: " + tally_text(everyone, labels, with_confidence=True))
     for name, o in peers:
         facts = "; ".join(shorten(f, 140) for f in o.get("key_facts", [])[:3]) or "(none listed)"
         seen = f"{o['verdict']}, confidence {o['confidence']:.2f}" if show_tally else o["verdict"]
-        lines.append(f"- {name} ({seen}). Key facts: {facts}. Analysis: {shorten(o.get('evidence_analysis', ''), 260)}")
+        said = f"Key facts: {facts}. Analysis: {shorten(o.get('evidence_analysis', ''), 260)}"
+        lines.append(f"- {name} ({seen}). {redact(said, philosophies or [])}")
     return "\n".join(lines)
 
 
