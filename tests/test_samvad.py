@@ -268,6 +268,31 @@ async def test_the_scripted_backend_runs_a_full_bench(case, tmp_path):
     assert record.outputs["judge"]["retrieved"]
 
 
+async def test_four_of_five_is_consensus_and_a_failed_adjudicator_lowers_participation(tmp_path):
+    script = {**{f"adjudicator-{n}": statement("guilty") for n in range(1, 5)}, "adjudicator-5": {"$error": "went away"}}
+    record, _ = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script)
+    m = record.outputs["bench"]["metrics"]
+    assert record.outcome.label == "guilty" and m["rounds"] == 1  # 4 of 5 seats is exactly the 80% threshold
+    assert m["agreement"] == 0.8 and m["participation"] == 0.8
+
+
+def test_verdict_consistency_is_the_modal_share_per_case():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("samvad_bench", Path(__file__).resolve().parents[1] / "bench" / "samvad.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    row = {"rounds": 1, "agreement": 1.0, "participation": 1.0, "meaningful_per_adjudicator": 1.0, "grounding": 0.5,
+           "counsel_grounding": 0.5, "seconds": [1.0, 3.0], "citations": {"made": 2, "verified": 1}}
+    rows = [{**row, "case": "a", "verdict": v} for v in ("guilty", "guilty", "not guilty")] + \
+           [{**row, "case": "b", "verdict": "hung"}, {"case": "b", "error": "boom"}]
+    s = module.summary(rows)
+    assert s["consistency"] == {"a": 0.667, "b": 1.0} and s["consistency_mean"] == pytest.approx(0.8335, abs=1e-3)
+    assert s["runs"] == 5 and s["failed"] == 1 and s["hung"] == 1
+    assert s["citations_made"] == 8 and s["citations_verified"] == 4
+    assert s["response_seconds"] == {"mean": 2.0, "median": 2.0, "min": 1.0, "max": 3.0}
+
+
 async def test_a_hung_bench_after_the_last_round(tmp_path):
     split = [statement("guilty"), statement("not guilty")]
     script = {f"adjudicator-{n}": split[n % 2] for n in range(1, 6)}
