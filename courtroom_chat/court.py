@@ -17,7 +17,6 @@ The runtime owns the mechanics shared by every procedure:
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import random
@@ -32,7 +31,7 @@ from pydantic import BaseModel
 from .backends import BackendPool
 from .backends.base import Backend, ModelRequest
 from .case import Case
-from .config import DEFAULT_DELAY_MS, ModelSpec, Settings
+from .config import ModelSpec, Settings
 from .cost import call_cost, dollars, estimate_cost
 from .errors import BackendError, BudgetExceeded, ContextTooLongError, RoleOutputError
 from .events import (
@@ -141,10 +140,6 @@ class Court:
         self.label = ""  # a shadow court's purpose ("fragility")
         self._stage_of: dict[str, str] = {}  # agent -> the stage it speaks in
         self._current = ""
-        throttle = settings.throttle
-        self._slots = asyncio.Semaphore(throttle.max_concurrency) if throttle.max_concurrency else None
-        self._spacing = None if throttle.delay_ms is None else throttle.delay_ms / 1000
-        self._next_start = 0.0
 
     async def screen(self, *, dry_run: bool = False) -> None:
         """Show the person every flagged passage, before any agent speaks; first, where
@@ -501,8 +496,13 @@ class Court:
                 call.first_token_seconds = round(time.perf_counter() - started, 4)
             self.emit(TextDelta(agent=agent.name, text=text))
 
+        async def send() -> Any:
+            nonlocal started
+            started = time.perf_counter()  # times run from the request's start, not from a wait in the throttle
+            return await agent.backend.complete(request, on_text)
+
         try:
-            reply = await self._throttled(agent.backend.complete(request, on_text), agent.backend.name)
+            reply = await self.pool.pacer.run(send(), agent.backend.name)
         except BaseException as exc:
             call.seconds = round(time.perf_counter() - started, 4)
             call.error = "cancelled" if not isinstance(exc, Exception) else str(exc)
@@ -516,29 +516,6 @@ class Court:
         call.finish_reason = reply.finish_reason
         call.cost_usd = call_cost(agent.backend.price_provider, call.model, reply.usage)
         return reply.text, call
-
-    async def _throttled(self, call: Any, backend: str) -> Any:
-        """At most [throttle] max_concurrency requests at once, starts spaced by delay_ms (by
-        default DEFAULT_DELAY_MS to a model backend, none to the scripted one)."""
-        spacing = self._spacing
-        if spacing is None:
-            spacing = 0.0 if backend == "scripted" else DEFAULT_DELAY_MS / 1000
-        if self._slots is None and not spacing:
-            return await call
-        if self._slots is not None:
-            await self._slots.acquire()
-        try:
-            if spacing:
-                # Spaced from the actual start, not a planned one: a wake-up that comes late
-                # (a loaded machine) must not leave the next start closer than delay_ms.
-                loop = asyncio.get_running_loop()
-                while (wait := self._next_start - loop.time()) > 0:
-                    await asyncio.sleep(wait)
-                self._next_start = loop.time() + spacing
-            return await call
-        finally:
-            if self._slots is not None:
-                self._slots.release()
 
     def _close_call(self, call: CallRecord, ok: bool, problems: list[Problem]) -> None:
         call.ok = ok

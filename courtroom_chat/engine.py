@@ -25,6 +25,7 @@ from .motion import motion_for
 from .procedures import get as get_procedure
 from .records import RunRecord, now
 from .store import RunStore, new_run_id
+from .throttle import Pacer
 
 EventHandler = Callable[[Event], Any]
 
@@ -44,6 +45,7 @@ class Trial:
         seed: int | None = None,
         mirror: bool = False,
         fragility: bool = False,
+        pacer: Pacer | None = None,
     ):
         self.settings = settings or load_settings()
         self.procedure = get_procedure(procedure or case.procedure or "decision")
@@ -58,7 +60,7 @@ class Trial:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
         self.store: RunStore | None = store or None
         self.owner = owner
-        self.pool = BackendPool(self.settings, backends, dry_run=dry_run)
+        self.pool = BackendPool(self.settings, backends, dry_run=dry_run, pacer=pacer)  # pacer: shared by an evaluation
         from . import screening
 
         specs = [self.settings.model_for(role.name) for role in self.procedure.roles]

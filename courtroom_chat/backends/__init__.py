@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..throttle import Pacer
 from .base import Backend, ModelReply, ModelRequest, rough_tokens
 from .profiles import PROFILES, BackendProfile, profile
 
@@ -76,9 +77,11 @@ class BackendPool:
     backend: tests and front ends use it to hand in a configured instance.
     """
 
-    def __init__(self, settings: Settings, given: dict[str, Backend] | None = None, *, dry_run: bool = False):
+    def __init__(self, settings: Settings, given: dict[str, Backend] | None = None, *, dry_run: bool = False,
+                 pacer: Pacer | None = None):
         self.settings = settings
         self.dry_run = dry_run
+        self.pacer = pacer or Pacer(settings.throttle)  # the [throttle] every request through this pool keeps
         self._given = dict(given or {})
         self._opened: dict[str, Backend] = {}
 

@@ -36,6 +36,7 @@ from ..procedures.base import Problem, case_block, parse_reply
 from ..records import RunRecord
 from ..replies import Confident, renamed
 from ..store import RunStore
+from ..throttle import Pacer
 from .datasets import NO, YES
 
 Status = Literal["decided", "undecided", "failed"]
@@ -137,13 +138,13 @@ def court_settings(settings: Settings, procedure: str, method: str) -> Settings:
 
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,
                     backends: dict[str, Backend] | None, labels: Sequence[str] | None = None,
-                    fragility: bool = False, yes_no: bool = True) -> Prediction:
+                    fragility: bool = False, yes_no: bool = True, pacer: Pacer | None = None) -> Prediction:
     """One trial; a failed trial is a failed prediction that still links to its saved record.
     With ``fragility`` the trial also decides again without its most-cited evidence.
     (The engine takes no sampling seed yet; the item's seed is kept in the evaluation's results.)"""
     from ..engine import Trial
 
-    trial = Trial(case, settings, procedure=procedure, store=store, backends=backends, fragility=fragility)
+    trial = Trial(case, settings, procedure=procedure, store=store, backends=backends, fragility=fragility, pacer=pacer)
     try:
         record = await trial.run()
     except CourtroomError as exc:
@@ -314,14 +315,16 @@ class Baselines:
         return params.juror_temperatures()
 
 
-async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | None = None) -> tuple[Any, list[dict[str, Any]]]:
-    """One answer, after at most one repair; every call is logged (text, usage, cost, seconds)."""
+async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | None = None,
+              pacer: Pacer | None = None) -> tuple[Any, list[dict[str, Any]]]:
+    """One answer, after at most one repair; every call is logged (text, usage, cost, seconds).
+    ``pacer``: the throttle the call keeps (the evaluation's, shared with its trials)."""
     labels = request.inputs.get("labels") or []
     log: list[dict[str, Any]] = []
     for attempt in (1, 2):
         started = time.perf_counter()
         try:
-            reply = await backend.complete(request)
+            reply = await (pacer.run(backend.complete(request), backend.name) if pacer else backend.complete(request))
         except CourtroomError as exc:
             log.append({"agent": request.agent, "attempt": attempt, "error": str(exc), "text": "",
                         "seconds": round(time.perf_counter() - started, 4), "cost_usd": 0.0,
@@ -397,6 +400,6 @@ async def run_baseline(method: str, case: Case, baselines: Baselines, seed: int,
     backend = baselines.pool.get(baselines.spec(method))
     requests = [baselines.request(method, case, k, t, stable_seed(seed, k), labels)
                 for k, t in enumerate(baselines.temperatures(method), 1)]
-    results = await asyncio.gather(*(ask(backend, r, baselines.answer) for r in requests))
+    results = await asyncio.gather(*(ask(backend, r, baselines.answer, baselines.pool.pacer) for r in requests))
     log = [entry for _, calls in results for entry in calls]
     return combine(method, [a for a, _ in results], log, time.perf_counter() - started, baselines.answer)

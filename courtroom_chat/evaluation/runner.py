@@ -233,7 +233,7 @@ class Runner:
                     prediction = await run_court(unit.case(), settings=court_settings(self.settings, procedure, unit.method),
                                                  procedure=procedure, store=self.store, backends=self.backends,
                                                  labels=labels, fragility=self.plan.fragility,
-                                                 yes_no=self.plan.dataset.yes_no)
+                                                 yes_no=self.plan.dataset.yes_no, pacer=pool.pacer)
                 else:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
             self.record(unit, prediction, units)

@@ -118,6 +118,24 @@ async def test_workers_run_items_concurrently(fixtures, runs_dir, monkeypatch):
     assert asyncio.get_running_loop().time() - started < 0.7  # four 200 ms calls at once, not in a row
 
 
+async def test_the_throttle_holds_across_workers_trials_and_baselines(fixtures, runs_dir):
+    """One pacer for the whole evaluation: with max_concurrency 1, four workers running court
+    trials and baseline calls never have two requests in flight."""
+    from courtroom_chat.backends.scripted import ScriptedBackend
+    from courtroom_chat.config import Settings
+
+    backend = ScriptedBackend(latency_ms=10)
+    settings = Settings().with_backend("scripted").with_overrides({"throttle": {"max_concurrency": 1}})
+    await evaluate_async(str(fixtures / "adrs.json"), baselines=["single", "majority"], limit=2, workers=4,
+                         settings=settings, backends={"scripted": backend})
+    edges = sorted([(s, 1) for _, s, _ in backend.timeline] + [(e, -1) for _, _, e in backend.timeline])
+    now = most = 0
+    for _, step in edges:
+        now += step
+        most = max(most, now)
+    assert len(backend.timeline) >= 2 * (9 + 1 + 5) - 2 and most == 1
+
+
 @pytest.mark.parametrize("options, message", [
     (dict(baselines=["triple"]), "unknown baseline 'triple'; use single or majority (or none)"),
     (dict(procedure="tribunal"), "unknown procedure 'tribunal'"),
