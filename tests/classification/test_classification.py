@@ -102,6 +102,15 @@ async def test_sides_are_drawn_by_the_seed_and_recorded():
     assert all(d["prosecutor"] != d["attorney"] and d["seed"] == s for s, d in enumerate(draws))
     again = (await trial(case(), settings(judges=1), seed=7)).outputs["sides"]
     assert again == draws[7]
+    for seed in (draws.index(next(d for d in draws if d["prosecutor_has_first"])),
+                 draws.index(next(d for d in draws if not d["prosecutor_has_first"]))):
+        backend = ScriptedBackend()
+        record = await Trial(case(), settings(judges=1), store=None, backends={"scripted": backend}, seed=seed).run()
+        hearing, sides = record.outputs["hearing"], record.outputs["sides"]
+        assert sides["prosecutor"] == (hearing["first"] if sides["prosecutor_has_first"] else hearing["second"])
+        for counsel in ("prosecutor", "attorney"):  # each argues the label it drew, and is told so
+            [asked] = [r for r in backend.calls if r.agent == counsel]
+            assert asked.inputs["label"] == sides[counsel] and f"{sides[counsel]}" in asked.prompt, counsel
 
 
 async def test_a_quote_not_in_the_text_is_kept_from_the_judges():

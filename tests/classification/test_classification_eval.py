@@ -128,3 +128,19 @@ def test_courtroom_eval_runs_the_court_and_both_baselines(name, benchmarks, tmp_
     assert results["court"]["calls_per_item"] == 2 + 2 + 3  # two hearings, two counsels, three judges
     assert set(results["court"]["confusion"]) == set(EXPECTED[name][0])
     assert any("accuracy on normal items" in k for k in ev.summary["extra"])
+
+
+def test_accuracy_on_ambiguous_and_normal_items_with_intervals():
+    from courtroom_chat.procedures.classification.datasets import LabelledTexts
+
+    def row(item, method, correct, ambiguous=None):
+        details = {"ambiguous": ambiguous} if method == "court" else {}
+        return {"item": item, "method": method, "framing": "asked", "correct": correct, "details": details}
+
+    rows = [row("a", "court", True, True), row("b", "court", False, True), row("c", "court", True, False),
+            row("a", "single", False), row("b", "single", False), row("c", "single", True)]
+    out = LabelledTexts.extra_metrics(None, rows)  # type: ignore[arg-type]
+    assert out["court accuracy on ambiguous items"] == "1/2 = 50% (9%–91%)"
+    assert out["court accuracy on normal items"] == "1/1 = 100% (21%–100%)"
+    assert out["single accuracy on ambiguous items"] == "0/2 = 0% (0%–66%)"  # flagged by the court's hearings
+    assert LabelledTexts.extra_metrics(None, [row("a", "single", True)]) == {}  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from ...case import Case
 from ...config import Limits
 from ...errors import InputError
 from ...evaluation.datasets import Dataset, DatasetInfo, Item, _document, data_dir, register, stable_seed
+from ...evaluation.stats import wilson
 from ...retrieval import Example, disjoint
 
 SAMPLE = 500
@@ -107,7 +108,8 @@ class LabelledTexts(Dataset):
 
     def extra_metrics(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """Accuracy on ambiguous and on normal items, per method: an item is ambiguous when the
-        court's sampled hearings disagreed on the top label (``ambiguity_samples``)."""
+        court's sampled hearings disagreed on the top label (``ambiguity_samples``); each with its
+        95% Wilson interval, since ambiguous items are few."""
         flags = {r["item"]: (r.get("details") or {}).get("ambiguous") for r in rows if r["method"] == "court"}
         if not any(v is not None for v in flags.values()):
             return {}
@@ -116,8 +118,9 @@ class LabelledTexts(Dataset):
             for kind, flag in (("ambiguous", True), ("normal", False)):
                 chosen = [r for r in rows if r["method"] == method and r["framing"] == "asked" and flags.get(r["item"]) is flag]
                 right = sum(bool(r["correct"]) for r in chosen)
+                low, high = wilson(right, len(chosen)) if chosen else (0.0, 0.0)
                 out[f"{method} accuracy on {kind} items"] = f"{right}/{len(chosen)}" + (
-                    f" = {right / len(chosen):.0%}" if chosen else "")
+                    f" = {right / len(chosen):.0%} ({low:.0%}–{high:.0%})" if chosen else "")
         return out
 
 
