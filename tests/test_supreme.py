@@ -109,6 +109,17 @@ async def test_plain_evidence_with_no_type_is_tried_on_the_default_and_says_so()
     assert record.outputs["verdict"]["type"] == "criminal" and not any(w.rule == "case_type" for w in record.warnings)
 
 
+async def test_a_type_given_against_the_transcript_is_followed_with_a_warning():
+    case = load_case(CASES / "burglary.json")
+    record = await Trial(case.model_copy(update={"inputs": {**case.inputs, "type": "civil"}}), settings(justices=3, jurors=3),
+                         store=None).run()
+    assert record.outputs["verdict"]["type"] == "civil"
+    [warning] = [w for w in record.warnings if w.rule == "case_type"]
+    assert "though the transcript says it is criminal" in warning.message
+    record, _ = await trial(justices=3, jurors=3)
+    assert not any(w.rule == "case_type" for w in record.warnings)  # as written: nothing to say
+
+
 # ---------------------------------------------------------------- the burden and the conference
 
 

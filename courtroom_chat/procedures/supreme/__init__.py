@@ -122,6 +122,10 @@ class SupremeCourt(Procedure):
         if source == "the default":
             court.warn("court", "case_type", f"no case type given: tried as a {kind} case ({STANDARDS[kind].burden}); "
                        "give --type criminal or --type civil")
+        written = court.case.inputs.get("transcript_type")
+        if written and written != kind:
+            court.warn("court", "case_type", f"tried as a {kind} case as asked ({STANDARDS[kind].burden}), though the "
+                       f"transcript says it is {written}; leave out --type to try it as written")
         return STANDARDS[kind]
 
     def burden(self, standard: Standard) -> str:

@@ -168,7 +168,8 @@ def read(case: Case) -> tuple[Case, Transcript | None]:
         documents.append(rendered(doc, transcript))
     if found is None:
         return case, None
-    inputs = {**case.inputs, "type": case.inputs.get("type") or found.type, "title": found.title}
+    inputs = {**case.inputs, "type": case.inputs.get("type") or found.type, "title": found.title,
+              "transcript_type": found.type}
     return case.model_copy(update={"context": documents, "inputs": inputs}), found
 
 
