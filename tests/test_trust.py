@@ -29,16 +29,17 @@ def juror_prompts(backend: ScriptedBackend) -> dict[str, str]:
 
 
 async def test_label_orders_are_seeded_reproducible_and_differ_between_jurors():
+    shuffled = MOTION.with_params("decision", {"shuffle_labels": True})
     runs = []
     for _ in range(2):
         backend = ScriptedBackend()
-        record = await Trial(case(), MOTION, store=None, seed=7, backends={"scripted": backend}).run()
+        record = await Trial(case(), shuffled, store=None, seed=7, backends={"scripted": backend}).run()
         runs.append((record.outputs["orders"], juror_prompts(backend)))
     (orders, prompts), (again, prompts_again) = runs
     assert orders == again and prompts == prompts_again  # the same seed, the same orders and prompts
     labels = [tuple(o["labels"]) for o in orders.values()]
     assert len(set(labels)) > 1, "each juror gets its own order"
-    other = await Trial(case(), MOTION, store=None, seed=8).run()
+    other = await Trial(case(), shuffled, store=None, seed=8).run()
     assert other.outputs["orders"] != orders
     # the prompt lists the votes, in the motion's own words, in the juror's order
     phrases = {"act": "merge PR #214 (retry with backoff for the HTTP client) now",
@@ -136,8 +137,14 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
         assert call.system == single.system == plain.SYSTEM and call.prefix == single.prefix
         assert call.prompt == plain.prompt(order) and call.schema == {"title": "JurorReply", **plain.schema(order)}
         assert sorted(order) == ["no", "yes"]  # no abstention
-    assert {tuple(o["labels"]) for o in orders.values()} == {("act", "do not act"), ("do not act", "act")}
+    # by default every juror lists the answers as the single call does, "yes" first (measured:
+    # a 1.5B juror shown "no" first said No to far more Yes cases); shuffled on request
+    assert {tuple(o["labels"]) for o in orders.values()} == {("act", "do not act")}
     assert single.prompt == plain.prompt() and single.schema == plain.schema()
+    assert all(call.prompt == single.prompt for call in jurors)
+    shuffled = await Trial(case(), settings.with_params("decision", {"shuffle_labels": True}), store=None, seed=4).run()
+    assert {tuple(o["labels"]) for o in shuffled.outputs["orders"].values()} == {("act", "do not act"),
+                                                                                 ("do not act", "act")}
     jury = record.jury
     assert [j.vote for j in jury.jurors] == ["guilty", "not_guilty", "guilty", "guilty", "not_guilty"]
     assert all(j.persona == "" for j in jury.jurors) and jury.split().startswith("3–2")

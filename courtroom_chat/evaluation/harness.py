@@ -31,7 +31,18 @@ class Evaluation:
         return {m: r["accuracy"] for m, r in self.summary["results"].items()}
 
 
-def _methods(procedure: str | None, baselines: Sequence[str], order_control: bool = False) -> tuple[str | None, list[str]]:
+def order_arm(procedure: str, settings: Settings) -> str:
+    """The order control's arm: the court with every agent in one fixed order, or, when the
+    court is configured to read in one order already, with the orders shuffled."""
+    from ..procedures import get
+
+    params = settings.procedure_params(procedure)
+    fixed = all(getattr(params, key) == value for key, value in get(procedure).fixed_order.items())
+    return "court-shuffled-order" if fixed else "court-fixed-order"
+
+
+def _methods(procedure: str | None, baselines: Sequence[str], order_control: bool = False,
+             settings: Settings | None = None) -> tuple[str | None, list[str]]:
     if procedure in (None, "", "none"):
         procedure = None
         if order_control:
@@ -47,7 +58,8 @@ def _methods(procedure: str | None, baselines: Sequence[str], order_control: boo
     unknown = [b for b in chosen if b not in BASELINES]
     if unknown:
         raise InputError(f"unknown baseline '{unknown[0]}'; use {' or '.join(BASELINES)} (or none)")
-    methods = (["court"] if procedure else []) + (["court-fixed-order"] if order_control else []) + chosen
+    arm = [order_arm(procedure, settings or Settings())] if order_control and procedure else []
+    methods = (["court"] if procedure else []) + arm + chosen
     if not methods:
         raise InputError("nothing to evaluate: give a --procedure, a --baseline, or both")
     return procedure, methods
@@ -62,7 +74,7 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
         raise InputError(f"--limit must be 1 or more, got {limit}")
     if workers < 1:
         raise InputError(f"--workers must be 1 or more, got {workers}")
-    procedure, methods = _methods(procedure, baselines, order_control)
+    procedure, methods = _methods(procedure, baselines, order_control, settings)
     if fragility and not procedure:
         raise InputError("--fragility decides court trials again without their most-cited evidence; give a --procedure")
     source = datasets.resolve(dataset, seed=seed, limits=settings.limits)

@@ -123,17 +123,20 @@ def juror_answers(record: RunRecord) -> list[str | None]:
     return answers if any(a is not None for a in answers) else []
 
 
-COURT_METHODS = ("court", "court-fixed-order")
+COURT_METHODS = ("court", "court-fixed-order", "court-shuffled-order")
 
 
 def court_settings(settings: Settings, procedure: str, method: str) -> Settings:
     """``court`` runs as configured; ``court-fixed-order`` with the procedure's order controls
-    off, so every agent reads labels and evidence in the same order (``--order-control``)."""
-    if method != "court-fixed-order":
-        return settings
+    off, so every agent reads labels and evidence in the same order, and ``court-shuffled-order``
+    with them on, so each agent reads its own seeded order (``--order-control``)."""
     from ..procedures import get
 
-    return settings.with_params(procedure, get(procedure).fixed_order)
+    if method == "court-fixed-order":
+        return settings.with_params(procedure, get(procedure).fixed_order)
+    if method == "court-shuffled-order":
+        return settings.with_params(procedure, get(procedure).shuffled_order)
+    return settings
 
 
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,

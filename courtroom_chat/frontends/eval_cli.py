@@ -24,7 +24,7 @@ def eval_command(
     batch: bool = typer.Option(False, "--batch", help="Send the baselines through Anthropic's Message Batches API (half price)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the items that failed last time."),
     fragility: bool = typer.Option(False, "--fragility", help="Each trial also decides again without its most-cited evidence; report the share that hold."),
-    order_control: bool = typer.Option(False, "--order-control", help="Also run the court with every agent reading labels and evidence in one fixed order (court-fixed-order), to compare yes-rate and accuracy with the shuffled order."),
+    order_control: bool = typer.Option(False, "--order-control", help="Also run the court in the other order: with each juror's answers in its own seeded order (court-shuffled-order) when the court lists them in one order, as by default, else in one fixed order (court-fixed-order); compares yes-rate and accuracy."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
 ) -> None:

@@ -82,6 +82,9 @@ class Procedure:
     # evidence: the fixed-order control of ``courtroom eval --order-control``. Empty: no order
     # controls, and the eval refuses the switch for this procedure.
     fixed_order: ClassVar[dict[str, Any]] = {}
+    # The same parameters set so each agent reads its own seeded order: the control's other arm
+    # when the procedure is configured to read in one order.
+    shuffled_order: ClassVar[dict[str, Any]] = {}
 
     async def run(self, court: Court) -> None:
         raise NotImplementedError

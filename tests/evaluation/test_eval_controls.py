@@ -13,8 +13,28 @@ from courtroom_chat.evaluation.report import fragility_counts
 from courtroom_chat.store import RunStore
 
 
-def test_order_control_runs_the_court_again_with_every_agent_in_one_order(fixtures, runs_dir):
+def test_order_control_shuffles_the_labels_of_a_court_that_reads_them_in_one_order(fixtures, runs_dir):
+    """The default court lists the answers in one order for every juror; its control shuffles them."""
     ev = evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2, order_control=True)
+    summary = json.loads((ev.folder / "summary.json").read_text())
+    assert summary["methods"] == ["court", "court-shuffled-order", "single"]
+    orders = {}
+    for row in summary["rows"]:
+        if row["method"].startswith("court"):
+            record = RunStore(runs_dir).load(row["run_id"])
+            shuffled = row["method"] == "court-shuffled-order"
+            assert record.settings["procedures"]["decision"]["shuffle_labels"] is shuffled
+            orders.setdefault(row["method"], []).append({a: tuple(o["labels"]) for a, o in record.outputs["orders"].items()})
+    assert all(len(set(labels.values())) == 1 for labels in orders["court"])
+    assert any(len(set(labels.values())) > 1 for labels in orders["court-shuffled-order"])
+    assert "court-shuffled-order" in summary["comparisons"] and "| court-shuffled-order |" in ev.markdown
+
+
+def test_order_control_runs_the_court_again_with_every_agent_in_one_order(fixtures, runs_dir):
+    from courtroom_chat.config import Settings
+
+    shuffling = Settings().with_backend("scripted").with_params("decision", {"shuffle_labels": True})
+    ev = evaluate(str(fixtures / "adrs.json"), baselines=["single"], limit=2, order_control=True, settings=shuffling)
     summary = json.loads((ev.folder / "summary.json").read_text())
     assert summary["methods"] == ["court", "court-fixed-order", "single"]
     store = RunStore(runs_dir)

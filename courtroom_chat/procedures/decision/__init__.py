@@ -68,6 +68,7 @@ class DecisionCourt(Briefs, Procedure):
     )
     Parameters = Parameters
     fixed_order = {"shuffle_labels": False, "shuffle_exhibits": False, "shuffle_evidence": False}
+    shuffled_order = {"shuffle_labels": True}
 
     async def run(self, court: Court) -> None:
         prosecution = await self.prosecute(court)

@@ -40,7 +40,10 @@ class Parameters(BaseModel):
     require_exact_quotes: bool = Field(True, description="Keep unverified exhibits from the jury")
     min_harm_words: int = Field(8, ge=0, le=200, description="Words in each exhibit's harm")
     min_juror_words: int = Field(30, ge=0, le=500, description="Words in each juror's facts and reasoning")
-    shuffle_labels: bool = Field(True, description="Each juror sees the vote labels in its own seeded order")
+    shuffle_labels: bool = Field(False, description="Each juror sees the vote labels in its own seeded order (off: "
+                                                    "every juror lists them as the single call does, yes first; "
+                                                    "measured on the 1.5B, a juror shown no first said No to far more "
+                                                    "Yes cases, and yes first did not tilt the No cases)")
     jury_asks: Literal["motion", "question", "plain"] = Field(
         "plain", description="What each juror is asked: to weigh what speaks for the motion against what speaks "
         "against it and vote in the motion's words; to answer the question yes or no as a juror (outlook, "
