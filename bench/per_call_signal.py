@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from courtroom_chat.evaluation.report import baseline_answers, call_answer, per_call_signal  # noqa: E402
+from courtroom_chat.evaluation.methods import juror_answers  # noqa: E402
+from courtroom_chat.evaluation.report import baseline_answers, per_call_signal  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
@@ -38,7 +39,7 @@ def answers_with_jurors(store: RunStore | None):
             record = store.read(row["run_id"])
         except Exception:  # a run not kept on this machine
             return []
-        return [call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok]
+        return juror_answers(record)
     return answers
 
 

@@ -119,7 +119,8 @@ def juror_answers(record: RunRecord) -> list[str | None]:
     jurors are not plain calls."""
     from .report import call_answer
 
-    answers = [call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok]
+    last = {c.agent: call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok}  # a repair's wins
+    answers = list(last.values())
     return answers if any(a is not None for a in answers) else []
 
 

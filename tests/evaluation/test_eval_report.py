@@ -176,3 +176,23 @@ def test_a_court_row_keeps_its_plain_jurors_answers_for_the_per_call_signal(fixt
     assert all(a in ("yes", "no") for r in court for a in baseline_answers(r))
     g = per_call_signal(court)
     assert g["calls"] == {"yes": 2 * 5, "no": 2 * 5}  # 4 items, half each way, five jurors each
+
+
+async def test_a_repaired_juror_counts_once_in_the_rows_answers():
+    from courtroom_chat.backends.scripted import ScriptedBackend
+    from courtroom_chat.case import load_case
+    from courtroom_chat.config import Settings
+    from courtroom_chat.engine import Trial
+    from courtroom_chat.evaluation.methods import juror_answers
+    from tests.conftest import CASES
+
+    cut = {"reasoning": "All tests pass and two reviewers approved, so we should merge the", "decision": "no",
+           "confidence": 0.5}
+    whole = {"reasoning": "All tests pass and two reviewers approved, so we should merge it.", "decision": "yes",
+             "confidence": 0.8}
+    backend = ScriptedBackend(script={"juror-1": [cut, whole]})
+    record = await Trial(load_case(CASES / "code-commit.json"), Settings().with_backend("scripted"), store=None,
+                         backends={"scripted": backend}).run()
+    assert len([c for c in record.calls if c.agent == "juror-1"]) == 2  # the cut reply was sent back once
+    answers = juror_answers(record)
+    assert len(answers) == 5 and answers[0] == "yes"  # the repair's answer, not both
