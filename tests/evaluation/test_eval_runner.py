@@ -123,17 +123,13 @@ async def test_the_throttle_holds_across_workers_trials_and_baselines(fixtures, 
     trials and baseline calls never have two requests in flight."""
     from courtroom_chat.backends.scripted import ScriptedBackend
     from courtroom_chat.config import Settings
+    from tests.test_supreme import overlap
 
     backend = ScriptedBackend(latency_ms=10)
     settings = Settings().with_backend("scripted").with_overrides({"throttle": {"max_concurrency": 1}})
     await evaluate_async(str(fixtures / "adrs.json"), baselines=["single", "majority"], limit=2, workers=4,
                          settings=settings, backends={"scripted": backend})
-    edges = sorted([(s, 1) for _, s, _ in backend.timeline] + [(e, -1) for _, _, e in backend.timeline])
-    now = most = 0
-    for _, step in edges:
-        now += step
-        most = max(most, now)
-    assert len(backend.timeline) >= 2 * (9 + 1 + 5) - 2 and most == 1
+    assert len(backend.timeline) >= 2 * (9 + 1 + 5) - 2 and overlap(backend.timeline) == 1
 
 
 @pytest.mark.parametrize("options, message", [
