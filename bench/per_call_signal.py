@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from courtroom_chat.evaluation.methods import juror_answers  # noqa: E402
-from courtroom_chat.evaluation.report import baseline_answers, per_call_signal  # noqa: E402
+from courtroom_chat.evaluation.report import per_call_signal, row_answers  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
@@ -32,7 +32,7 @@ def answers_with_jurors(store: RunStore | None):
     """A row's call answers: a baseline's stored calls, or a court run's plain jurors."""
     def answers(row: dict) -> list[str | None]:
         if row["method"] != "court" or "juror_answers" in (row.get("details") or {}):
-            return baseline_answers(row)
+            return row_answers(row)
         if not row.get("run_id") or store is None:
             return []
         try:

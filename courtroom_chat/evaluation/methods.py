@@ -319,11 +319,14 @@ class Baselines:
         return params.juror_temperatures()
 
 
-async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | None = None,
+async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | type[BaseModel] | None = None,
               pacer: Pacer | None = None) -> tuple[Any, list[dict[str, Any]]]:
     """One answer, after at most one repair; every call is logged (text, usage, cost, seconds).
-    ``pacer``: the throttle the call keeps (the evaluation's, shared with its trials)."""
+    ``fmt``: the reply's shape, a dataset's ``AnswerFormat`` or a reply model of its own (none:
+    a yes/no or label answer). ``pacer``: the throttle the call keeps (the evaluation's, shared
+    with its trials)."""
     labels = request.inputs.get("labels") or []
+    wire = fmt if isinstance(fmt, type) else fmt.wire if fmt else LabelReply if labels else AnswerReply
     log: list[dict[str, Any]] = []
     for attempt in (1, 2):
         started = time.perf_counter()
@@ -337,7 +340,7 @@ async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | None 
         log.append(call_log(request, attempt, reply.text, reply.usage, reply.seconds or time.perf_counter() - started,
                             call_cost(backend.price_provider, reply.model or backend.model, reply.usage),
                             reply.temperature))
-        value, problems = parse_reply(reply.text, fmt.wire if fmt else LabelReply if labels else AnswerReply)
+        value, problems = parse_reply(reply.text, wire)
         if value is not None and labels:
             named = label_of(value.decision, labels)
             if named is None:

@@ -115,7 +115,7 @@ def call_answer(text: str) -> str | None:
     return value.decision if value is not None else None
 
 
-def baseline_answers(row: dict[str, Any]) -> list[str | None]:
+def row_answers(row: dict[str, Any]) -> list[str | None]:
     """The yes / no of each call a row stored: a baseline's calls, or a court's plain jurors."""
     details = row.get("details") or {}
     if "juror_answers" in details:
@@ -131,7 +131,7 @@ def per_call_signal(rows: list[dict[str, Any]], answers: Any = None) -> dict[str
     those rates. Close rates mean no way of asking this model can be told from chance on this
     set. ``answers(row)`` gives a row's call answers (default: its stored baseline calls).
     None when no row of a yes / no set holds such calls."""
-    answers = answers or baseline_answers
+    answers = answers or row_answers
     counts = {YES: [0, 0], NO: [0, 0]}  # gold -> [calls answered, answered yes]
     for r in rows:
         if r.get("framing", "asked") != "asked" or r["gold"] not in counts:

@@ -167,13 +167,13 @@ def test_the_report_shows_the_per_call_signal_of_the_baselines(fixtures, runs_di
 def test_a_court_row_keeps_its_plain_jurors_answers_for_the_per_call_signal(fixtures, runs_dir):
     """The court's jurors are plain calls: their answers ride in the row, so the per-call
     signal can count them without the runs folder of the machine that ran them."""
-    from courtroom_chat.evaluation.report import baseline_answers, per_call_signal
+    from courtroom_chat.evaluation.report import per_call_signal, row_answers
 
     ev = evaluate(str(fixtures / "adrs.json"), baselines=[], backend="scripted")
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines()]
     court = [r for r in rows if r["method"] == "court"]
     assert court and all(len(r["details"]["juror_answers"]) == 5 for r in court)
-    assert all(a in ("yes", "no") for r in court for a in baseline_answers(r))
+    assert all(a in ("yes", "no") for r in court for a in row_answers(r))
     g = per_call_signal(court)
     assert g["calls"] == {"yes": 2 * 5, "no": 2 * 5}  # 4 items, half each way, five jurors each
 

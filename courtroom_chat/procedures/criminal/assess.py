@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
@@ -169,7 +168,7 @@ async def assess(record: RunRecord, backend: Backend, *, roles: Sequence[str] = 
     for role in roles:
         req = request(record, role, temperature=temperature if backend.accepts_temperature else None,
                       seed=seed, entries=swapped(base, role) if swap else base)
-        value, log = await ask(backend, req, SimpleNamespace(wire=wire(role)))  # type: ignore[arg-type]
+        value, log = await ask(backend, req, wire(role))
         calls += len(log)
         seconds += sum(c["seconds"] for c in log)
         if value is None:
