@@ -33,9 +33,15 @@ DEPTH = 20
 
 
 def score(kb: KnowledgeBase, questions: list[dict], method: str, k: int) -> dict:
+    return score_ranking(lambda q: [h.provision.key for h in kb.search(q["question"], k=DEPTH, method=method)],
+                         questions, k)
+
+
+def score_ranking(rank, questions: list[dict], k: int) -> dict:
+    """recall@k, hit@k and MRR of ``rank(question) -> provision keys, best first``."""
     rows = []
     for q in questions:
-        hits = [h.provision.key for h in kb.search(q["question"], k=DEPTH, method=method)]
+        hits = rank(q)
         answers = set(q["answers"])
         top = hits[:k]
         first = next((i for i, key in enumerate(hits, 1) if key in answers), None)
