@@ -41,12 +41,16 @@ def follows(rows: list[dict], gold: str) -> tuple[int, int]:
 
 
 def decisive_exhibits(store: RunStore, rows: list[dict]) -> tuple[int, int]:
-    """Court runs whose verified exhibits (either side) quote a fact that decides the case."""
+    """Court runs whose verified exhibits (either side) quote a fact that decides the case.
+    Rows whose run is not in this runs folder (results carried over from another machine to
+    resume a run) are not counted."""
     hit = total = 0
     for row in rows:
         if not row.get("run_id"):
             continue
-        record = store.read(row["run_id"])
+        record = store.find(row["run_id"])
+        if record is None:
+            continue
         quotes = [normalise_text(e["source_quote"]).lower() for key in ("prosecutor", "defense")
                   for e in (record.outputs.get(key) or {}).get("exhibits", []) if e.get("verified")]
         facts = [normalise_text(f).lower() for f in FACTS.get(row["item"], [])]
@@ -84,7 +88,8 @@ def main() -> None:
     court = [r for r in rows if r["method"] == "court" and not r.get("framing") == "mirror"]
     if court:
         hit, total = decisive_exhibits(RunStore(args.runs_dir), court)
-        print(f"\nCourt trials whose verified exhibits quote a deciding fact: {hit}/{total}")
+        missing = f" ({len(court) - total} runs not in {args.runs_dir}, not counted)" if total < len(court) else ""
+        print(f"\nCourt trials whose verified exhibits quote a deciding fact: {hit}/{total}{missing}")
     by_temperature = per_temperature([r for r in rows if r["method"] == "majority" and r.get("framing") != "mirror"])
     if by_temperature:
         print("\n## One call per temperature (the five calls of the majority baseline, each scored alone)\n")

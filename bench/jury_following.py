@@ -43,9 +43,9 @@ def jury_rows(store: RunStore, rows: list[dict]) -> list[dict]:
     """Each court trial's jurors: vote, the side it stands for, and the label listed first."""
     out = []
     for row in rows:
-        if not row.get("run_id"):
+        record = store.find(row["run_id"]) if row.get("run_id") else None
+        if record is None:  # no run, or one kept on another machine
             continue
-        record = store.read(row["run_id"])
         orders = record.outputs.get("orders") or {}
         jurors = (record.outputs.get("jury") or {}).get("jurors", [])
         for juror in jurors:

@@ -25,12 +25,16 @@ from courtroom_chat.store import RunStore  # noqa: E402
 
 
 def split(rows: list[dict], store: RunStore) -> Counter:
-    """(gold, answer listed first, vote) -> juror votes, over the court rows' stored runs."""
+    """(gold, answer listed first, vote) -> juror votes, over the court rows' stored runs;
+    ("missing", "", "") counts court rows whose run this folder does not hold."""
     counts: Counter = Counter()
     for row in rows:
         if not row["method"].startswith("court") or not row.get("run_id"):
             continue
-        record = store.load(row["run_id"])
+        record = store.find(row["run_id"])
+        if record is None:
+            counts[("missing", "", "")] += 1
+            continue
         votes = {c.agent: call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok}
         for agent, order in (record.outputs.get("orders") or {}).items():
             vote = votes.get(agent)
@@ -56,6 +60,8 @@ def main() -> None:
             if yes + no:
                 low, high = wilson(yes, yes + no)
                 print(f"| {gold} | {first} | {yes} of {yes + no} | {yes / (yes + no):.0%} ({low:.0%}–{high:.0%}) |")
+    if counts[("missing", "", "")]:
+        print(f"\n{counts[('missing', '', '')]} court rows' runs are not in {args.runs_dir}: not counted")
 
 
 if __name__ == "__main__":

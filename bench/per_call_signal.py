@@ -35,11 +35,8 @@ def answers_with_jurors(store: RunStore | None):
             return row_answers(row)
         if not row.get("run_id") or store is None:
             return []
-        try:
-            record = store.read(row["run_id"])
-        except Exception:  # a run not kept on this machine
-            return []
-        return juror_answers(record)
+        record = store.find(row["run_id"])  # None: a run not kept on this machine
+        return juror_answers(record) if record else []
     return answers
 
 

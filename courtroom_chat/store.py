@@ -162,6 +162,11 @@ class RunStore:
         """The run with this id, or a unique prefix of it."""
         return self.read(self.resolve(run_id))
 
+    def find(self, run_id: str) -> RunRecord | None:
+        """The run with exactly this id, or None when this folder holds no file for it (an
+        evaluation's results carried over from another machine point at runs kept there)."""
+        return self.read(run_id) if self.path_for(run_id).is_file() else None
+
     def read(self, full: str) -> RunRecord:
         """The run with exactly this id, as listed by the index (no prefix lookup)."""
         path = self.path_for(full)

@@ -81,3 +81,16 @@ def test_a_damaged_run_file_is_reported(tmp_path):
     path.write_text("{broken")
     with pytest.raises(InputError, match="is damaged"):
         store.load(r.run_id)
+
+
+def test_find_gives_none_for_a_run_this_folder_does_not_hold(tmp_path):
+    """Results carried over from another machine point at runs kept there: find() says so with
+    None, and still reports a damaged file it does hold."""
+    store = RunStore(tmp_path)
+    r = record("20260103-000000-cccccc")
+    path = store.save(r)
+    assert store.find(r.run_id).case.question == "Ship it?"
+    assert store.find("20251125-135539-f64223") is None
+    path.write_text("{broken")
+    with pytest.raises(InputError, match="is damaged"):
+        store.find(r.run_id)
