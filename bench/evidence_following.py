@@ -2,7 +2,10 @@
 says Yes and ten plainly No, through the court and the single-call and majority baselines.
 
     python bench/evidence_following.py --model qwen2.5-coder-1.5b [--limit N] [--baselines single majority]
-                                       [--param KEY=VALUE ...]
+                                       [--no-baselines] [--param KEY=VALUE ...]
+
+Both baselines run unless ``--no-baselines`` is given. (Until 2026-11-25, a bare ``--baselines``
+with no names meant no baselines: the results folders whose command reads so ran the court alone.)
 
 Prints, per method, the share that follow the evidence each way (Yes cases answered Yes,
 No cases answered No), and for the court whether the exhibits filed include a fact that
@@ -63,7 +66,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--baselines", nargs="*", default=["single", "majority"])
+    parser.add_argument("--baselines", nargs="+", default=["single", "majority"], choices=["single", "majority"])
+    parser.add_argument("--no-baselines", action="store_true", help="the court alone")
     parser.add_argument("--runs-dir", default=str(HERE / "results" / "evidence-following-runs"))
     parser.add_argument("--seed", type=int, default=0)
     add_param_option(parser)
@@ -72,7 +76,7 @@ def main() -> None:
     backend = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
     settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}, "procedures": {"decision": params}})
     started = time.perf_counter()
-    ev = evaluate(str(CASES), baselines=args.baselines, limit=args.limit, seed=args.seed, backend=backend,
+    ev = evaluate(str(CASES), baselines=[] if args.no_baselines else args.baselines, limit=args.limit, seed=args.seed, backend=backend,
                   settings=settings, progress=True)
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
