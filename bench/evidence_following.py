@@ -72,15 +72,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     add_param_option(parser)
     args = parser.parse_args()
-    params = params_of(parser, args.param)
+    params, local = params_of(parser, args.param), params_of(parser, args.local)
     backend = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
-    settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}, "procedures": {"decision": params}})
+    settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}, "procedures": {"decision": params},
+                                        "local": local})
     started = time.perf_counter()
     ev = evaluate(str(CASES), baselines=[] if args.no_baselines else args.baselines, limit=args.limit, seed=args.seed, backend=backend,
                   settings=settings, progress=True)
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
-    print(f"\n## Evidence following: {backend}, {tag_of(params)}, {time.strftime('%Y-%m-%d')}\n")
+    print(f"\n## Evidence following: {backend}, {tag_of({**params, **local})}, {time.strftime('%Y-%m-%d')}\n")
     print("| method | Yes cases answered Yes | No cases answered No | seconds per item |")
     print("|---|---|---|---|")
     for m in methods:

@@ -66,14 +66,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs-dir", default=None, help="default: bench/results/jury-following-runs/<params>")
     args = parser.parse_args()
-    params = params_of(parser, args.param)
+    params, local = params_of(parser, args.param), params_of(parser, args.local)
     juror = args.model if ":" in args.model or args.model == "scripted" else f"local:{args.model}"
-    tag = tag_of(params)
+    tag = tag_of({**params, **local})
     runs_dir = args.runs_dir or str(HERE / "results" / "jury-following-runs" / tag)
     settings = Settings().with_overrides({
         "runs": {"dir": runs_dir},
         "models": {"default": "scripted", "juror": juror},
         "procedures": {"decision": params},
+        "local": local,
     })
     started = time.perf_counter()
     ev = evaluate(str(CASES), baselines=[], limit=args.limit, seed=args.seed, settings=settings, progress=True)

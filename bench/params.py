@@ -11,6 +11,8 @@ from typing import Any
 def add_param_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a [procedures.decision] parameter for this run (repeatable)")
+    parser.add_argument("--local", action="append", default=[], metavar="KEY=VALUE",
+                        help="a [local] setting of the embedded model for this run, e.g. dry_last_n=128 (repeatable)")
 
 
 def value(text: str) -> Any:
@@ -26,7 +28,7 @@ def params_of(parser: argparse.ArgumentParser, pairs: list[str]) -> dict[str, An
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep:
-            parser.error(f"--param takes KEY=VALUE, got {pair!r}")
+            parser.error(f"--param and --local take KEY=VALUE, got {pair!r}")
         params[key.strip()] = value(raw.strip())
     return params
 

@@ -182,3 +182,13 @@ def test_a_missing_runtime_names_the_extra(local_settings, monkeypatch):
     runtime = LocalRuntime(Path("/nonexistent.gguf"), 512, 1, 1)
     with pytest.raises(MissingDependencyError, match=r"'xllamacpp' package is not installed; .*pip install -e '\.\[local\]'"):
         runtime.server()
+
+
+def test_the_dry_sampler_looks_back_as_far_as_configured(local_settings):
+    """dry_last_n reaches llama.cpp as dry_penalty_last_n: how far back a repeated run of tokens
+    is penalised (the whole context, the prompt included, or only the last n tokens)."""
+    request = ModelRequest(agent="defense", role="defense", system="Reply with JSON.", prefix="evidence",
+                           prompt="Argue.", schema={"type": "object"}, schema_name="X")
+    default = backend(local_settings).body(request)
+    assert default["dry_penalty_last_n"] == local_settings.local.dry_last_n and default["dry_multiplier"] > 0
+    assert backend(local_settings.with_overrides({"local": {"dry_last_n": 128}})).body(request)["dry_penalty_last_n"] == 128

@@ -162,6 +162,7 @@ class LocalBackend:
         self.parallel = local.parallel
         self.threads = local.threads or os.cpu_count() or 2
         self.cache_ram_mib, self.kv_unified = local.cache_ram_mib, local.kv_unified
+        self.dry_last_n = local.dry_last_n
         self.context_window = self.n_ctx
         self._runtime: LocalRuntime | None = None
 
@@ -194,7 +195,8 @@ class LocalBackend:
         # Small models loop ("X is working as expected. X is working as expected."): the DRY
         # sampler penalises repeating any earlier run of tokens; quotes and colons break runs,
         # so JSON keys and punctuation are not penalised.
-        body.update({"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 3, "repeat_penalty": 1.05})
+        body.update({"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 3, "dry_penalty_last_n": self.dry_last_n,
+                     "repeat_penalty": 1.05})
         return body
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:

@@ -106,13 +106,25 @@ def settings_models(settings: Settings, procedure: str | None) -> dict[str, str]
     return {role.name: str(settings.model_for(role.name)) for role in get(procedure or "decision").roles}
 
 
+# The embedded model's decoding settings as the first evaluations ran them; a setting that
+# differs is part of the evaluation id.
+DECODING_AT_FIRST = {"dry_last_n": -1}
+
+
 def eval_id(dataset: Dataset, procedure: str | None, seed: int, settings: Settings) -> str:
-    """Readable and stable: the same dataset, procedure, seed, models and parameters give the same id."""
-    basis = {
+    """Readable and stable: the same dataset, procedure, seed, models and parameters give the same id.
+    Embedded-model decoding settings that differ from the first release's (``DECODING_AT_FIRST``)
+    are part of it too, so a run with other decoding never resumes into one without."""
+    basis: dict[str, Any] = {
         "dataset": dataset.key, "procedure": procedure, "seed": seed,
         "models": settings_models(settings, procedure),
         "parameters": settings.procedures.get(procedure or "", {}),
     }
+    models = basis["models"].values()
+    decoding = {key: getattr(settings.local, key) for key, first in DECODING_AT_FIRST.items()
+                if getattr(settings.local, key) != first}
+    if decoding and any(m.startswith("local") for m in models):
+        basis["decoding"] = decoding
     digest = hashlib.sha256(json.dumps(basis, sort_keys=True).encode()).hexdigest()[:8]
     return f"{dataset.name}-{procedure or 'baselines'}-seed{seed}-{digest}"
 

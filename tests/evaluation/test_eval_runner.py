@@ -144,3 +144,20 @@ async def test_bad_options_are_refused_before_anything_runs(fixtures, runs_dir, 
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         await evaluate_async(str(fixtures / "adrs.json"), backend="scripted", **options)
     assert not (runs_dir / "evals").exists()
+
+
+def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fixtures):
+    """Two evaluations on the embedded model that decode differently never resume into each
+    other; the first release's decoding keeps the ids results were stored under."""
+    from courtroom_chat.config import Settings
+    from courtroom_chat.evaluation.datasets import resolve
+    from courtroom_chat.evaluation.runner import DECODING_AT_FIRST, eval_id
+
+    dataset = resolve(str(fixtures / "adrs.json"))
+    local = Settings().with_backend("local:qwen2.5-coder-1.5b")
+    first = eval_id(dataset, "decision", 0, local)
+    assert eval_id(dataset, "decision", 0, local.with_overrides({"local": DECODING_AT_FIRST})) == first
+    assert eval_id(dataset, "decision", 0, local.with_overrides({"local": {"dry_last_n": 128}})) != first
+    scripted = Settings().with_backend("scripted")  # no embedded model: its decoding is beside the point
+    assert (eval_id(dataset, "decision", 0, scripted)
+            == eval_id(dataset, "decision", 0, scripted.with_overrides({"local": {"dry_last_n": 128}})))
