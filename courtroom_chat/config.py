@@ -103,7 +103,7 @@ class LocalSettings(_Section):
     cache_ram_mib: int = Field(8192, ge=0, le=65536)  # llama.cpp's own default; 0 turns it off
     kv_unified: bool = False  # one KV buffer shared by the slots (llama.cpp --kv-unified)
     # How far back the DRY sampler looks for a run of tokens being repeated (llama.cpp's
-    # dry_penalty_last_n): -1 the whole context, the prompt included; 0 off.
+    # dry_penalty_last_n): -1 the whole context, the prompt included (llama.cpp's default); 0 off.
     dry_last_n: int = Field(-1, ge=-1)
 
 

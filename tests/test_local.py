@@ -184,11 +184,24 @@ def test_a_missing_runtime_names_the_extra(local_settings, monkeypatch):
         runtime.server()
 
 
+@pytest.mark.real_model
+@requires_model
+async def test_the_dry_setting_is_accepted_by_the_runtime(local_settings):
+    """Both ways of setting how far DRY looks back reach llama.cpp and are accepted by it."""
+    request = ModelRequest(agent="juror-1", role="juror", system="Reply with JSON.", prefix="",
+                           prompt='Reply {"ok": true}.', schema={"type": "object", "properties": {"ok": {"type": "boolean"}},
+                                                               "required": ["ok"]}, schema_name="X", max_tokens=12)
+    for settings in (local_settings, local_settings.with_overrides({"local": {"dry_last_n": 64}})):
+        reply = await backend(settings).complete(request)
+        assert json.loads(reply.text) == {"ok": True}
+
+
 def test_the_dry_sampler_looks_back_as_far_as_configured(local_settings):
     """dry_last_n reaches llama.cpp as dry_penalty_last_n: how far back a repeated run of tokens
     is penalised (the whole context, the prompt included, or only the last n tokens)."""
     request = ModelRequest(agent="defense", role="defense", system="Reply with JSON.", prefix="evidence",
                            prompt="Argue.", schema={"type": "object"}, schema_name="X")
     default = backend(local_settings).body(request)
-    assert default["dry_penalty_last_n"] == local_settings.local.dry_last_n and default["dry_multiplier"] > 0
+    assert local_settings.local.dry_last_n == -1 and "dry_penalty_last_n" not in default  # llama.cpp's own: all
+    assert default["dry_multiplier"] > 0
     assert backend(local_settings.with_overrides({"local": {"dry_last_n": 128}})).body(request)["dry_penalty_last_n"] == 128

@@ -195,8 +195,9 @@ class LocalBackend:
         # Small models loop ("X is working as expected. X is working as expected."): the DRY
         # sampler penalises repeating any earlier run of tokens; quotes and colons break runs,
         # so JSON keys and punctuation are not penalised.
-        body.update({"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 3, "dry_penalty_last_n": self.dry_last_n,
-                     "repeat_penalty": 1.05})
+        body.update({"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 3, "repeat_penalty": 1.05})
+        if self.dry_last_n >= 0:  # else llama.cpp's default, the whole context (the server refuses -1 itself)
+            body["dry_penalty_last_n"] = self.dry_last_n
         return body
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:
