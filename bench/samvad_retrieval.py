@@ -51,6 +51,8 @@ def score_ranking(rank, questions: list[dict], k: int) -> dict:
     for kind in ("statute", "plain", "all"):
         chosen = [r for r in rows if kind == "all" or r["kind"] == kind]
         n = len(chosen)
+        if not n:
+            continue
         out[kind] = {"n": n, f"recall@{k}": round(sum(r["recall"] for r in chosen) / n, 3),
                      f"hit@{k}": round(sum(r["hit"] for r in chosen) / n, 3),
                      "mrr": round(sum(r["rr"] for r in chosen) / n, 3)}
