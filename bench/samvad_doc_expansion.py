@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from samvad_retrieval import DEPTH, QUESTIONS, score_ranking  # noqa: E402
+from samvad_retrieval import DEPTH, QUESTIONS, ranking_table, score_ranking, write_outputs  # noqa: E402
 
 from courtroom_chat.backends import open_backend  # noqa: E402
 from courtroom_chat.backends.base import ModelRequest  # noqa: E402
@@ -139,20 +139,9 @@ def main() -> None:
              f"Command: `python bench/samvad_doc_expansion.py --source {args.source} --model {args.model} --cache CACHE`  ",
              f"Date: {time.strftime('%Y-%m-%d')}; {len(provisions)} sections, {len(plain)} with situations; "
              f"{sum(q['kind'] == 'plain' for q in questions)} plain-language and {sum(q['kind'] == 'statute' for q in questions)} "
-             "statute-worded questions", "",
-             f"| ranking | statute-worded recall@{k} | plain-language recall@{k} | plain-language MRR |", "|---|---|---|---|"]
-    for name, result in results.items():
-        s = result["summary"]
-        cell = lambda half, key, s=s: f"{s[half][key]:.3f}" if half in s else "–"  # noqa: E731
-        lines.append(f"| {name} | {cell('statute', f'recall@{k}')} | {cell('plain', f'recall@{k}')} | {cell('plain', 'mrr')} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.with_suffix(".md").write_text(text, encoding="utf-8")
-        args.out.with_suffix(".json").write_text(json.dumps(
-            {"source": args.source, "model": args.model, "situations": situations,
-             "results": {n: r for n, r in results.items()}}, indent=1) + "\n", encoding="utf-8")
+             "statute-worded questions", ""] + ranking_table(results, k, "ranking")
+    write_outputs(args.out, "\n".join(lines) + "\n", {"source": args.source, "model": args.model, "situations": situations,
+                                                    "results": results})
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from samvad_retrieval import DEPTH, QUESTIONS, score_ranking  # noqa: E402
+from samvad_retrieval import DEPTH, QUESTIONS, ranking_table, score_ranking, write_outputs  # noqa: E402
 
 from courtroom_chat.backends import open_backend  # noqa: E402
 from courtroom_chat.backends.base import ModelRequest  # noqa: E402
@@ -117,19 +117,9 @@ def main() -> None:
     lines = [f"# Plain-language questions and the statutes: recall@{k} ({len(questions)} questions)", "",
              f"Command: `python bench/samvad_query_probe.py --model {args.model}"
              f"{' --no-model' if args.no_model else ''}{' --out ' + str(args.out) if args.out else ''}`  ",
-             f"Date: {time.strftime('%Y-%m-%d')}; embeddings all-MiniLM-L6-v2 int8 ONNX; greedy decoding", "",
-             f"| way | statute half recall@{k} | plain half recall@{k} | plain half MRR |", "|---|---|---|---|"]
-    for name, result in results.items():
-        s = result["summary"]
-        lines.append(f"| {name} | {s['statute'][f'recall@{k}']:.3f} | {s['plain'][f'recall@{k}']:.3f} | {s['plain']['mrr']:.3f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.with_suffix(".md").write_text(text, encoding="utf-8")
-        args.out.with_suffix(".json").write_text(json.dumps(
-            {"model": None if args.no_model else args.model, "replies": replies,
-             "results": {n: r["summary"] for n, r in results.items()}}, indent=1) + "\n", encoding="utf-8")
+             f"Date: {time.strftime('%Y-%m-%d')}; embeddings all-MiniLM-L6-v2 int8 ONNX; greedy decoding", ""] + ranking_table(results, k, "way")
+    write_outputs(args.out, "\n".join(lines) + "\n", {"model": None if args.no_model else args.model, "replies": replies,
+                                                    "results": {n: r["summary"] for n, r in results.items()}})
 
 
 if __name__ == "__main__":

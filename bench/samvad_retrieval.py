@@ -59,6 +59,25 @@ def score_ranking(rank, questions: list[dict], k: int) -> dict:
     return {"summary": out, "rows": rows}
 
 
+def ranking_table(results: dict[str, dict], k: int, heading: str) -> list[str]:
+    """One row per ranking: recall@k on each half and the plain half's MRR."""
+    lines = [f"| {heading} | statute-worded recall@{k} | plain-language recall@{k} | plain-language MRR |", "|---|---|---|---|"]
+    for name, result in results.items():
+        s = result["summary"]
+        cell = lambda half, key, s=s: f"{s[half][key]:.3f}" if half in s else "–"  # noqa: E731
+        lines.append(f"| {name} | {cell('statute', f'recall@{k}')} | {cell('plain', f'recall@{k}')} | {cell('plain', 'mrr')} |")
+    return lines
+
+
+def write_outputs(out: Path | None, text: str, payload: dict) -> None:
+    """Print the Markdown; with ``out``, write <out>.md and <out>.json."""
+    print(text)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".md").write_text(text, encoding="utf-8")
+        out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="Write <out>.json and <out>.md")
@@ -90,16 +109,12 @@ def main() -> None:
         if missing:
             lines.append(f"- {row['id']} ({row['kind']}): missed {', '.join(missing)}; got {', '.join(row['top'])}")
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"k": k, "questions": len(questions), "index": {
-            "built": report.built, "seconds": report.seconds, "size_bytes": report.size_bytes, "provisions": report.provisions,
-            "chunks": report.chunks, "store": report.store, "corpus_hash": report.corpus_hash},
-            "results": {m: {"summary": r["summary"], "seconds_per_query": r["seconds_per_query"], "rows": r["rows"]}
-                        for m, r in results.items()}}
-        args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-        args.out.with_suffix(".md").write_text(text, encoding="utf-8")
+    payload = {"k": k, "questions": len(questions), "index": {
+        "built": report.built, "seconds": report.seconds, "size_bytes": report.size_bytes, "provisions": report.provisions,
+        "chunks": report.chunks, "store": report.store, "corpus_hash": report.corpus_hash},
+        "results": {m: {"summary": r["summary"], "seconds_per_query": r["seconds_per_query"], "rows": r["rows"]}
+                    for m, r in results.items()}}
+    write_outputs(args.out, text, payload)
 
 
 if __name__ == "__main__":
