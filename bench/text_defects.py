@@ -1,0 +1,119 @@
+"""Text defects in stored trials: words cut short, words run together, fields that stop
+mid-sentence, and the repairs they cost. Reads the court runs of one or more evaluations.
+
+    python bench/text_defects.py RESULTS.jsonl [RESULTS.jsonl ...] --runs-dir RUNS [--runs-dir RUNS ...]
+
+For every model call's reply (each JSON string value in it):
+- **cut words**: a word followed by punctuation, a closing quote or the end of the text, that
+  is no whole word of the call's prompt, where the same two words before it and a longer word
+  it starts occur earlier in the prompt or the reply ("by using the disent." where the
+  evidence says "by using the disentangled"): the text stopped where it would have repeated
+  words it had read. Cuts elsewhere are not counted.
+- **run-together words**: a run of 18 or more letters that is no word of the prompt
+  ("conclude,basedontheirexpectations,thatth").
+- **stopped mid-sentence**: fields the court flagged so (its repair asks for them again).
+- **stopped at the token limit**: replies cut by max_tokens (a model looping ends there).
+- **repairs**: calls made again after a reply could not be used.
+
+Figures only. Several result files are read as one set (a run resumed on another machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtroom_chat.replies import extract_json  # noqa: E402
+from courtroom_chat.store import RunStore  # noqa: E402
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+ENDING = re.compile(r"([A-Za-z]{3,})(?=[.,;:!?\"]|$)")
+RUN_TOGETHER = re.compile(r"[A-Za-z]{18,}")
+
+
+def strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+def defects(prompt: str, reply: str) -> tuple[list[str], list[str]]:
+    """(cut words, run-together words) in one reply."""
+    try:
+        texts = strings(extract_json(reply))
+    except ValueError:
+        texts = [reply]
+    said = {w.lower() for w in WORD.findall(prompt)}
+    cut, glued = [], []
+    for text in texts:
+        for match in ENDING.finditer(text):
+            before = WORD.findall(text[:match.start()])[-2:]
+            if len(before) < 2 or match.group(1).lower() in said:
+                continue
+            # the same two words and the start of a longer word, earlier in the prompt or the reply
+            repeat = re.compile(r"\b" + r"\W+".join(map(re.escape, before)) + r"\W+" + re.escape(match.group(1)) + "[A-Za-z]",
+                                re.IGNORECASE)
+            if repeat.search(prompt) or repeat.search(text[:match.start()]):
+                cut.append(f"{' '.join(before)} {match.group(1)}")
+        glued += [w for w in RUN_TOGETHER.findall(text) if w.lower() not in said]
+    return cut, glued
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", type=Path)
+    parser.add_argument("--runs-dir", action="append", type=Path, required=True, help="runs folders (repeatable)")
+    parser.add_argument("--examples", type=int, default=8)
+    args = parser.parse_args()
+    stores = [RunStore(d) for d in args.runs_dir]
+    counts: Counter = Counter()
+    examples: list[str] = []
+    seconds = []
+    for path in args.results:
+        for line in path.read_text().splitlines():
+            row = json.loads(line) if line.strip() else None
+            if not row or not row["method"].startswith("court") or not row.get("run_id"):
+                continue
+            record = next((r for r in (s.find(row["run_id"]) for s in stores) if r is not None), None)
+            if record is None:
+                counts["runs not found"] += 1
+                continue
+            counts["trials"] += 1
+            counts["right"] += row.get("predicted") == row.get("gold")
+            seconds.append(row.get("seconds") or 0)
+            for call in record.calls:
+                counts["calls"] += 1
+                counts["repairs"] += call.attempt > 1
+                counts["stopped at the token limit"] += call.finish_reason == "length"
+                counts["stopped mid-sentence"] += sum("stops mid-sentence" in p for p in call.problems or [])
+                prompt = "\n".join(m["content"] for m in call.messages if m.get("role") != "assistant")
+                cut, glued = defects(prompt, call.response or "")
+                counts["cut words"] += len(cut)
+                counts["run-together words"] += len(glued)
+                counts["output tokens"] += (call.usage.output_tokens if call.usage else 0) or 0
+                for w in cut + glued:
+                    if len(examples) < args.examples:
+                        examples.append(f"{call.agent}: {w}")
+    print("| measure | count |\n|---|---|")
+    for key in ("trials", "right", "calls", "repairs", "stopped at the token limit", "stopped mid-sentence", "cut words",
+                "run-together words", "output tokens", "runs not found"):
+        print(f"| {key} | {counts[key]} |")
+    if seconds:
+        print(f"| seconds per trial (mean) | {sum(seconds) / len(seconds):.0f} |")
+    if examples:
+        print("\nExamples: " + "; ".join(examples))
+
+
+if __name__ == "__main__":
+    main()
