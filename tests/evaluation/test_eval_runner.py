@@ -146,18 +146,22 @@ async def test_bad_options_are_refused_before_anything_runs(fixtures, runs_dir, 
     assert not (runs_dir / "evals").exists()
 
 
-def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fixtures):
+def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fixtures, monkeypatch):
     """Two evaluations on the embedded model that decode differently never resume into each
     other; the first release's decoding keeps the ids results were stored under."""
     from courtroom_chat.config import Settings
+    from courtroom_chat.evaluation import runner
     from courtroom_chat.evaluation.datasets import resolve
-    from courtroom_chat.evaluation.runner import DECODING_AT_FIRST, eval_id
 
     dataset = resolve(str(fixtures / "adrs.json"))
     local = Settings().with_backend("local:qwen2.5-coder-1.5b")
-    first = eval_id(dataset, "decision", 0, local)
-    assert eval_id(dataset, "decision", 0, local.with_overrides({"local": DECODING_AT_FIRST})) == first
-    assert eval_id(dataset, "decision", 0, local.with_overrides({"local": {"dry_last_n": 128}})) != first
+    at_first = local.with_overrides({"local": runner.DECODING_AT_FIRST})
+    other = local.with_overrides({"local": {"dry_last_n": 64}})
+    first = runner.eval_id(dataset, "decision", 0, at_first)
+    assert runner.eval_id(dataset, "decision", 0, other) != first
+    with monkeypatch.context() as m:  # as ids were made before decoding was part of them
+        m.setattr(runner, "DECODING_AT_FIRST", {})
+        assert runner.eval_id(dataset, "decision", 0, other) == first
     scripted = Settings().with_backend("scripted")  # no embedded model: its decoding is beside the point
-    assert (eval_id(dataset, "decision", 0, scripted)
-            == eval_id(dataset, "decision", 0, scripted.with_overrides({"local": {"dry_last_n": 128}})))
+    assert (runner.eval_id(dataset, "decision", 0, scripted)
+            == runner.eval_id(dataset, "decision", 0, scripted.with_overrides({"local": {"dry_last_n": 64}})))
