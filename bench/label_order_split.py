@@ -24,23 +24,24 @@ from courtroom_chat.evaluation.stats import wilson  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
-def split(rows: list[dict], store: RunStore) -> Counter:
-    """(gold, answer listed first, vote) -> juror votes, over the court rows' stored runs;
-    ("missing", "", "") counts court rows whose run this folder does not hold."""
+def split(rows: list[dict], store: RunStore) -> tuple[Counter, int]:
+    """(gold, answer listed first, vote) -> juror votes, over the court rows' stored runs, and
+    how many court rows' runs this folder does not hold."""
     counts: Counter = Counter()
+    missing = 0
     for row in rows:
         if not row["method"].startswith("court") or not row.get("run_id"):
             continue
         record = store.find(row["run_id"])
         if record is None:
-            counts[("missing", "", "")] += 1
+            missing += 1
             continue
         votes = {c.agent: call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok}
         for agent, order in (record.outputs.get("orders") or {}).items():
             vote = votes.get(agent)
             if vote is not None:
                 counts[(row["gold"], "yes" if order["labels"][0] == "act" else "no", vote)] += 1
-    return counts
+    return counts, missing
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
     if not args.results.is_file():
         parser.error(f"no results file at {args.results}")
     rows = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
-    counts = split(rows, RunStore(args.runs_dir))
+    counts, missing = split(rows, RunStore(args.runs_dir))
     print("| gold | listed first | voted Yes | share (95% interval) |")
     print("|---|---|---|---|")
     for gold in ("yes", "no"):
@@ -60,8 +61,8 @@ def main() -> None:
             if yes + no:
                 low, high = wilson(yes, yes + no)
                 print(f"| {gold} | {first} | {yes} of {yes + no} | {yes / (yes + no):.0%} ({low:.0%}–{high:.0%}) |")
-    if counts[("missing", "", "")]:
-        print(f"\n{counts[('missing', '', '')]} court rows' runs are not in {args.runs_dir}: not counted")
+    if missing:
+        print(f"\n{missing} court rows' runs are not in {args.runs_dir}: not counted")
 
 
 if __name__ == "__main__":

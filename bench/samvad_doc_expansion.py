@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from samvad_retrieval import DEPTH, QUESTIONS, ranking_table, score_ranking, write_outputs  # noqa: E402
+from samvad_retrieval import DEPTH, QUESTIONS, dense_ranking, ranking_table, score_ranking, write_outputs  # noqa: E402
 
 from courtroom_chat.backends import open_backend  # noqa: E402
 from courtroom_chat.backends.base import ModelRequest  # noqa: E402
@@ -79,14 +79,6 @@ async def write_situations(model: str, provisions: list, cache: Path) -> dict[st
         cache.write_text(json.dumps(done, indent=0))
         await backend.aclose()
     return done
-
-
-def dense_ranking(provisions: list, vectors, owners: list[int], query_vector) -> list[str]:
-    """Provision keys by their best vector's cosine with the query."""
-    best: dict[int, float] = {}
-    for score, owner in zip((vectors @ query_vector).tolist(), owners, strict=True):
-        best[owner] = max(best.get(owner, -1.0), score)
-    return [provisions[i].key for i, _ in sorted(best.items(), key=lambda p: -p[1])[:DEPTH]]
 
 
 def main() -> None:

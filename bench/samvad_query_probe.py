@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from samvad_retrieval import DEPTH, QUESTIONS, ranking_table, score_ranking, write_outputs  # noqa: E402
+from samvad_retrieval import DEPTH, QUESTIONS, dense_ranking, ranking_table, score_ranking, write_outputs  # noqa: E402
 
 from courtroom_chat.backends import open_backend  # noqa: E402
 from courtroom_chat.backends.base import ModelRequest  # noqa: E402
@@ -101,8 +101,8 @@ def main() -> None:
     titles = np.array(embedder.embed([p.title or p.heading for p in provisions]))
     asked = np.array(embedder.embed([q["question"] for q in questions]))
     hybrid = {q["id"]: [h.provision.key for h in kb.search(q["question"], DEPTH)] for q in questions}
-    by_title = {q["id"]: [provisions[j].key for j in np.argsort(-(titles @ asked[i]))[:DEPTH]]
-                for i, q in enumerate(questions)}
+    owners = list(range(len(provisions)))
+    by_title = {q["id"]: dense_ranking(provisions, titles, owners, asked[i]) for i, q in enumerate(questions)}
     rankings = {"hybrid (as shipped)": hybrid, "titles fused with hybrid": {
         i: rrf([hybrid[i], by_title[i]]) for i in hybrid}}
     replies: dict[str, dict[str, list[str]]] = {}

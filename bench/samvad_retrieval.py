@@ -59,6 +59,15 @@ def score_ranking(rank, questions: list[dict], k: int) -> dict:
     return {"summary": out, "rows": rows}
 
 
+def dense_ranking(provisions: list, vectors, owners: list[int], query_vector) -> list[str]:
+    """Provision keys by their best vector's cosine with the query (``owners[i]``: the index in
+    ``provisions`` of row i of ``vectors``), the top DEPTH."""
+    best: dict[int, float] = {}
+    for score, owner in zip((vectors @ query_vector).tolist(), owners, strict=True):
+        best[owner] = max(best.get(owner, -1.0), score)
+    return [provisions[i].key for i, _ in sorted(best.items(), key=lambda p: -p[1])[:DEPTH]]
+
+
 def ranking_table(results: dict[str, dict], k: int, heading: str) -> list[str]:
     """One row per ranking: recall@k on each half and the plain half's MRR."""
     lines = [f"| {heading} | statute-worded recall@{k} | plain-language recall@{k} | plain-language MRR |", "|---|---|---|---|"]
