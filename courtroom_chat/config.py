@@ -105,6 +105,10 @@ class LocalSettings(_Section):
     # How far back the DRY sampler looks for a run of tokens being repeated (llama.cpp's
     # dry_penalty_last_n): -1 the whole context, the prompt included (llama.cpp's default); 0 off.
     dry_last_n: int = Field(-1, ge=-1)
+    # How hard DRY penalises a repeat (llama.cpp's dry_multiplier; 0 turns DRY off) and the
+    # longest run of tokens it lets repeat unpenalised (dry_allowed_length).
+    dry_multiplier: float = Field(0.8, ge=0)
+    dry_allowed_length: int = Field(3, ge=1)
 
 
 class ScriptedSettings(_Section):

@@ -191,7 +191,8 @@ async def test_the_dry_setting_is_accepted_by_the_runtime(local_settings):
     request = ModelRequest(agent="juror-1", role="juror", system="Reply with JSON.", prefix="",
                            prompt='Reply {"ok": true}.', schema={"type": "object", "properties": {"ok": {"type": "boolean"}},
                                                                "required": ["ok"]}, schema_name="X", max_tokens=12)
-    for settings in (local_settings, local_settings.with_overrides({"local": {"dry_last_n": 64}})):
+    for settings in (local_settings, local_settings.with_overrides({"local": {"dry_last_n": 64}}),
+                     local_settings.with_overrides({"local": {"dry_multiplier": 0.0, "dry_allowed_length": 8}})):
         reply = await backend(settings).complete(request)
         assert json.loads(reply.text) == {"ok": True}
 
@@ -205,3 +206,14 @@ def test_the_dry_sampler_looks_back_as_far_as_configured(local_settings):
     assert local_settings.local.dry_last_n == -1 and "dry_penalty_last_n" not in default  # llama.cpp's own: all
     assert default["dry_multiplier"] > 0
     assert backend(local_settings.with_overrides({"local": {"dry_last_n": 128}})).body(request)["dry_penalty_last_n"] == 128
+
+
+def test_the_dry_sampler_strength_and_allowed_repeat_are_configurable(local_settings):
+    """dry_multiplier (0: DRY off) and dry_allowed_length reach llama.cpp under its own names;
+    the defaults are the first release's (0.8 and 3)."""
+    request = ModelRequest(agent="defense", role="defense", system="Reply with JSON.", prefix="evidence",
+                           prompt="Argue.", schema={"type": "object"}, schema_name="X")
+    default = backend(local_settings).body(request)
+    assert (default["dry_multiplier"], default["dry_allowed_length"]) == (0.8, 3)
+    other = backend(local_settings.with_overrides({"local": {"dry_multiplier": 0.0, "dry_allowed_length": 8}}))
+    assert (other.body(request)["dry_multiplier"], other.body(request)["dry_allowed_length"]) == (0.0, 8)

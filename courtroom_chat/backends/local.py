@@ -162,7 +162,8 @@ class LocalBackend:
         self.parallel = local.parallel
         self.threads = local.threads or os.cpu_count() or 2
         self.cache_ram_mib, self.kv_unified = local.cache_ram_mib, local.kv_unified
-        self.dry_last_n = local.dry_last_n
+        self.dry_last_n, self.dry_multiplier, self.dry_allowed_length = (
+            local.dry_last_n, local.dry_multiplier, local.dry_allowed_length)
         self.context_window = self.n_ctx
         self._runtime: LocalRuntime | None = None
 
@@ -195,7 +196,8 @@ class LocalBackend:
         # Small models loop ("X is working as expected. X is working as expected."): the DRY
         # sampler penalises repeating any earlier run of tokens; quotes and colons break runs,
         # so JSON keys and punctuation are not penalised.
-        body.update({"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 3, "repeat_penalty": 1.05})
+        body.update({"dry_multiplier": self.dry_multiplier, "dry_base": 1.75,
+                     "dry_allowed_length": self.dry_allowed_length, "repeat_penalty": 1.05})
         if self.dry_last_n >= 0:  # else llama.cpp's default, the whole context (the server refuses -1 itself)
             body["dry_penalty_last_n"] = self.dry_last_n
         return body

@@ -159,6 +159,8 @@ def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fix
     other = local.with_overrides({"local": {"dry_last_n": 64}})
     first = runner.eval_id(dataset, "decision", 0, at_first)
     assert runner.eval_id(dataset, "decision", 0, other) != first
+    for change in ({"dry_multiplier": 0.0}, {"dry_allowed_length": 8}):
+        assert runner.eval_id(dataset, "decision", 0, at_first.with_overrides({"local": change})) != first
     with monkeypatch.context() as m:  # as ids were made before decoding was part of them
         m.setattr(runner, "DECODING_AT_FIRST", {})
         assert runner.eval_id(dataset, "decision", 0, other) == first
