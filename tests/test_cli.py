@@ -34,6 +34,20 @@ def test_run_prints_the_verdict_and_exits_0(runs_dir):
     assert len(RunStore(runs_dir).list()) == 1
 
 
+def test_the_question_and_evidence_can_be_given_as_arguments(runs_dir, tmp_path):
+    """`courtroom run "QUESTION?" FILE…` as a newcomer would type it, and `CASE.json FILE…` adds evidence."""
+    pr = tmp_path / "pr.md"
+    pr.write_text("PR 9 fixes the crash on logout.\nAll 214 tests pass and two reviewers approved.\n")
+    result = invoke("run", "Should I merge PR 9?", pr, "--backend", "scripted")
+    assert result.exit_code == 0, result.output
+    [row] = RunStore(runs_dir).list()
+    assert row["question"] == "Should I merge PR 9?"
+    assert "exhibit 1: ✓ verified" in result.stderr and "pr.md" in result.stderr
+    result = invoke("run", CASES / "code-commit.json", pr, "--backend", "scripted", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "All 214 tests pass" in result.stdout
+
+
 def test_output_writes_the_courtroom_result_as_json(tmp_path):
     out = tmp_path / "result.json"
     result = invoke("run", CASES / "essay-publish.json", "--backend", "scripted", "--output", out)
@@ -87,6 +101,9 @@ def test_script_file_drives_the_scripted_backend(tmp_path):
     [
         (["run"], "give a case file or --question"),
         (["run", "missing.json"], "case file not found: missing.json"),
+        (["run", "merge"], 'case file not found: merge; to ask a question, quote it: courtroom run "Should I'),
+        (["run", "Should I merge?", "nope.md"], "evidence file not found: nope.md"),
+        (["run", "Should I merge?", "-q", "Other?"], "two questions given"),
         (["run", "--question", "  "], "the question is empty"),
         (["run", CASES / "code-commit.json", "--format", "yaml"], "--format must be json or markdown"),
         (["run", CASES / "code-commit.json", "--backend", "openai"], "unknown backend 'openai'"),

@@ -79,6 +79,10 @@ async def test_the_jury_majority_decides_either_way_and_the_judge_writes_the_rul
         [judge] = [c for c in record.calls if c.role == "judge"]
         assert judge.messages[1]["content"].count(f'The jury decided "{vote}" by its majority') == 1
         assert [c.kind for c in record.outcome.confidences] == ["vote_share", "evidence", "self_reported"]
+        # the verdict says one thing about who decided: the jury, with the judge's ruling and reasoning
+        assert record.outcome.decided_by == "the jury, with the judge's ruling"
+        assert "decided by the jury, with the judge's ruling" in record.outcome.markdown
+        assert "no judge's ruling" not in record.outcome.markdown and "Judge's reasoning" in record.outcome.markdown
     # short of the threshold either way, the judge decides
     tied = ScriptedBackend(script={"juror": [{"reasoning": "word " * 59 + "word.", "vote": v} for v in
                                              ("act", "do not act", "abstain", "act", "do not act")]})

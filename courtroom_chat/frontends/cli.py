@@ -111,10 +111,33 @@ def _check_runs_dir(settings: Any) -> None:
         raise InputError(f"the runs directory {root} is not writable; pass --runs-dir with a writable directory")
 
 
+def _positional_case(args: list[str], question: str | None, context: list[Path]) -> tuple[Path | None, str | None, list[Path]]:
+    """``courtroom run CASE.json [EVIDENCE…]`` or ``courtroom run "QUESTION?" EVIDENCE…``.
+
+    The first argument is a case file when it exists as a file or reads like a path (no spaces,
+    a ``.json`` ending or a folder in it); otherwise it is the question. What follows is evidence,
+    added to ``--context``."""
+    from ..errors import InputError
+
+    if not args:
+        return None, question, context
+    first, evidence = args[0], [Path(a) for a in args[1:]]
+    path_like = Path(first).is_file() or " " not in first.strip() or first.lower().endswith(".json")
+    if path_like:
+        if not Path(first).is_file():
+            hint = '; to ask a question, quote it: courtroom run "Should I …?" EVIDENCE…' if "/" not in first and "." not in first else ""
+            raise InputError(f"case file not found: {first}{hint}")
+        return Path(first), question, [*context, *evidence]
+    if question is not None:
+        raise InputError(f"two questions given ({first!r} and --question {question!r}); give one")
+    return None, first, [*context, *evidence]
+
+
 @app.command()
 @guarded
 def run(
-    case: Path | None = typer.Argument(None, help="A JSON case file (question, context, evidence)."),
+    args: list[str] = typer.Argument(None, metavar="[CASE | QUESTION] [EVIDENCE]...",
+                                     help="A JSON case file, or the question in quotes; then evidence files, directories or globs."),
     question: str | None = typer.Option(None, "--question", "-q", help="The yes/no question (replaces the case file's)."),
     context: list[Path] = typer.Option([], "--context", "-c", help="Evidence file, directory or glob; repeat for more."),
     backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
@@ -148,6 +171,7 @@ def run(
         fmt = "markdown" if output is None or output.suffix.lower() in (".md", ".markdown") else "json"
     if fmt not in ("json", "markdown"):
         raise InputError(f"--format must be json or markdown, not {fmt!r}")
+    case, question, context = _positional_case(args or [], question, context)
     if case is None and question is None:
         raise InputError("give a case file or --question (with --context files as evidence)")
     if script and not backend:

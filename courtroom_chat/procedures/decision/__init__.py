@@ -555,7 +555,7 @@ class DecisionCourt(Briefs, Procedure):
             decided_by=("the jury, with the judge's ruling" if judge_spoke else "the jury")
             if verdict.decided_by == "jury" else "the judge",
             confidences=confidences(verdict, jury, judge_spoke), partial=jury.voted < jury.seated,
-            markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects),
+            markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision},
         ))

@@ -105,12 +105,17 @@ def challenge_effects(exhibits: list[dict[str, Any]], defense: dict[str, Any]) -
     return "\n".join(lines)
 
 
-def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, exhibits_effects: str = "") -> str:
-    """The verdict under its plain answer: decision, rationale, actions, the jury, the exhibits, the reasoning."""
+def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, exhibits_effects: str = "",
+                 judge_spoke: bool = False) -> str:
+    """The verdict under its plain answer: decision, rationale, actions, the jury, the exhibits, the reasoning.
+
+    ``judge_spoke``: the judge wrote a ruling on a decision the jury's majority made (rule =
+    majority), so the reasoning is the judge's even though the jury decided."""
     by_jury = verdict.get("decided_by") == "jury"
+    how = (" · decided by the jury, with the judge's ruling" if judge_spoke else " · decided by the jury (no judge's ruling)") \
+        if by_jury else " · ruled by the judge"
     lines = [
-        f"**Decision:** {DECISION_LABEL[verdict['decision']]}"
-        + (" · decided by the jury (no judge's ruling)" if by_jury else " · ruled by the judge"),
+        f"**Decision:** {DECISION_LABEL[verdict['decision']]}" + how,
         "",
         f"**Rationale:** {verdict['rationale']}",
     ]
@@ -119,7 +124,7 @@ def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, e
     lines += ["", f"**Jury:** {split}" + ("" if voted == seated else f" — partial panel, {voted} of {seated} jurors")]
     if exhibits_effects:
         lines += ["", "**Exhibits:**", exhibits_effects]
-    label = "Why the jury decided" if by_jury else "Judge's reasoning"
+    label = "Why the jury decided" if by_jury and not judge_spoke else "Judge's reasoning"
     lines += ["", f"<details><summary>{label}</summary>\n\n{verdict['reasoning']}\n\n</details>"]
     return "\n".join(lines)
 
