@@ -193,12 +193,15 @@ async def test_a_reply_cut_off_at_its_token_limit_is_repaired_with_more_room(scr
 
     from courtroom_chat.backends.base import CHARS_PER_TOKEN
     from courtroom_chat.court import CUT_OFF_ROOM
+    from courtroom_chat.procedures.decision import DecisionCourt
+
+    limit = next(r.max_tokens for r in DecisionCourt.roles if r.name == "defense")
 
     class Wordy(ScriptedBackend):
         def derive(self, request):
             reply = super().derive(request)
             if request.role == "defense":
-                room = int(1.2 * 700 * CHARS_PER_TOKEN) - len(json.dumps(reply, indent=1))
+                room = int(1.2 * limit * CHARS_PER_TOKEN) - len(json.dumps(reply, indent=1))
                 reply = {**reply, "alternative": reply["alternative"] + " More on the alternative." * (room // 25)}
             return reply
 
@@ -207,7 +210,7 @@ async def test_a_reply_cut_off_at_its_token_limit_is_repaired_with_more_room(scr
     calls = [c for c in record.calls if c.role == "defense"]
     assert [(c.attempt, c.finish_reason, c.ok) for c in calls] == [(1, "length", False), (2, "stop", True)]
     limits = [r.max_tokens for r in backend.calls if r.role == "defense"]
-    assert limits == [700, round(700 * CUT_OFF_ROOM)]
+    assert limits == [limit, round(limit * CUT_OFF_ROOM)]
     assert record.status == "complete"
 
 

@@ -57,13 +57,13 @@ class DecisionCourt(Briefs, Procedure):
     )
     stages = (("prosecution", "Prosecution"), ("defense", "Defense"), ("jury", "Jury"), ("judge", "Judge"))
     roles = (
-        Role("prosecutor", "Prosecutor", ProsecutorReply, max_tokens=900, expected_output_tokens=420,
+        Role("prosecutor", "Prosecutor", ProsecutorReply, max_tokens=1200, expected_output_tokens=420,
              description="Argues YES with exhibits quoted from the evidence"),
-        Role("defense", "Defense", DefenseReply, max_tokens=700, expected_output_tokens=320,
+        Role("defense", "Defense", DefenseReply, max_tokens=1000, expected_output_tokens=320,
              description="Argues NO and challenges each exhibit"),
         Role("juror", "Juror", JurorReply, numbered=True, max_tokens=420, expected_output_tokens=140, aliases=("jury",),
              description="Votes act / do not act / abstain"),
-        Role("judge", "Judge", JudgeReply, max_tokens=1000, expected_output_tokens=300,
+        Role("judge", "Judge", JudgeReply, max_tokens=1300, expected_output_tokens=300,
              description="Rules when enough jurors vote to act"),
     )
     Parameters = Parameters
@@ -156,20 +156,22 @@ class DecisionCourt(Briefs, Procedure):
         choices = [c for c in quote_choices(court.readable) if "[flagged passage removed" not in c] if grammar else []
         room = max(0, p.max_exhibits - len(filed)) if self.quotable(court) else 0
         latin = court.latin
-        # Bounds are generous (about three times what the prompt asks for): a bound a model
-        # reaches cuts its text mid-word, so the prompt asks for the short form instead.
+        # Bounds are generous (three to six times what the prompt asks for): a bound a model
+        # reaches cuts its text mid-word or glues words together ("available inthe.input."), and
+        # on ICLR reviews the 1.5B reached the earlier, tighter ones (700 characters of case
+        # statement, 34 words of harm) in most trials. The prompt asks for the short form.
         schema = refine_schema(ProsecutorReply, {
             "motion": {"enum": [fixed.yes]} if fixed and grammar else
             {"pattern": text_pattern(3, 300, latin=latin)} if grammar else {"maxLength": 300},
-            "case_statement": {"pattern": text_pattern(20, 700, latin=latin)} if grammar else {"maxLength": 700},
+            "case_statement": {"pattern": text_pattern(20, 1200, latin=latin)} if grammar else {"maxLength": 1200},
             "exhibits": {"minItems": 1 if court.case.context and room and not filed else None, "maxItems": room},
             "ExhibitReply.source_quote": {"enum": choices},
             "ExhibitReply.target_quote": {"pattern": text_pattern(0, 240, latin=latin)} if grammar else {"maxLength": 240},
             # Under a grammar, count words (2 spare: the rule counts \w+ runs); else bound characters.
-            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words * 3 + 10, latin=latin)}
+            "ExhibitReply.harm": {"pattern": word_pattern(p.min_harm_words + 2, p.min_harm_words * 6 + 24, latin=latin)}
             if grammar and p.min_harm_words else
             {"minLength": p.min_harm_words * 5, "maxLength": max(400, p.min_harm_words * 30)},
-            "harm_analysis": {"pattern": text_pattern(10, 450, latin=latin)} if grammar else {"maxLength": 450},
+            "harm_analysis": {"pattern": text_pattern(10, 800, latin=latin)} if grammar else {"maxLength": 800},
         })
         async with court.stage("prosecution", "Prosecution", [(agent, prompt)]) as stage:
             answer = await court.ask(
@@ -220,16 +222,16 @@ class DecisionCourt(Briefs, Procedure):
         room = court.params.max_exhibits if self.quotable(court) else 0
         choices = [c for c in quote_choices(court.readable) if "[flagged passage removed" not in c] if grammar else []
         schema = refine_schema(DefenseReply, {
-            "counter_argument": {"pattern": f"^{opening} because {text}{{20,480}}$"}
-            if grammar and opening else prose(20, 780),
+            "counter_argument": {"pattern": f"^{opening} because {text}{{20,800}}$"}
+            if grammar and opening else prose(20, 1100),
             "exhibits": {"maxItems": room},
             "DefenseExhibitReply.source_quote": {"enum": choices},
-            "DefenseExhibitReply.shows": prose(5, 300),
+            "DefenseExhibitReply.shows": prose(5, 500),
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
             "ChallengeReply.exhibit": {"enum": numbers},
-            "ChallengeReply.challenge": prose(10, 360),
-            "harm_dispute": prose(10, 420),
-            "alternative": prose(5, 360),
+            "ChallengeReply.challenge": prose(10, 600),
+            "harm_dispute": prose(10, 700),
+            "alternative": prose(5, 500),
         })
 
         def check(reply: DefenseReply) -> list[Any]:
@@ -469,7 +471,7 @@ class DecisionCourt(Briefs, Procedure):
             "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             # Bounds well above what the prompt asks for, so a sentence ends where the model ends it.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,400}}[.] The defense {text}{{10,400}}[.]{on_jury}{text}{{5,300}}$"}
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,700}}[.] The defense {text}{{10,700}}[.]{on_jury}{text}{{5,500}}$"}
             if grammar else {"maxLength": 2400},
             # Not asked for: the plain answer is built from the decision and the motion. Left in the
             # schema, the grammar made the model write it anyway, unbounded (a 0.5B judge ran out
