@@ -11,6 +11,10 @@ For every model call's reply (each JSON string value in it):
   words it had read. Cuts elsewhere are not counted.
 - **run-together words**: a run of 18 or more letters that is no word of the prompt
   ("conclude,basedontheirexpectations,thatth").
+- **words joined by a stop**: two lowercase words with a full stop and no space between them,
+  no word of the prompt ("available inthe.input."): what a grammar's word or length bound
+  leaves when a model that has not finished is allowed no more spaces (counted apart from the
+  run-together words, so figures from before this row stay comparable).
 - **stopped mid-sentence**: fields the court flagged so (its repair asks for them again).
 - **stopped at the token limit**: replies cut by max_tokens (a model looping ends there).
 - **repairs**: calls made again after a reply could not be used.
@@ -36,6 +40,7 @@ from courtroom_chat.store import RunStore  # noqa: E402
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
 ENDING = re.compile(r"([A-Za-z]{3,})(?=[.,;:!?\"]|$)")
 RUN_TOGETHER = re.compile(r"[A-Za-z]{18,}")
+JOINED = re.compile(r"\b[a-z]{2,}\.[a-z]{2,}\b")
 
 
 def strings(value) -> list[str]:
@@ -48,14 +53,14 @@ def strings(value) -> list[str]:
     return []
 
 
-def defects(prompt: str, reply: str) -> tuple[list[str], list[str]]:
-    """(cut words, run-together words) in one reply."""
+def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str]]:
+    """(cut words, run-together words, words joined by a stop) in one reply."""
     try:
         texts = strings(extract_json(reply))
     except ValueError:
         texts = [reply]
     said = {w.lower() for w in WORD.findall(prompt)}
-    cut, glued = [], []
+    cut, glued, joined = [], [], []
     for text in texts:
         for match in ENDING.finditer(text):
             before = WORD.findall(text[:match.start()])[-2:]
@@ -67,7 +72,8 @@ def defects(prompt: str, reply: str) -> tuple[list[str], list[str]]:
             if repeat.search(prompt) or repeat.search(text[:match.start()]):
                 cut.append(f"{' '.join(before)} {match.group(1)}")
         glued += [w for w in RUN_TOGETHER.findall(text) if w.lower() not in said]
-    return cut, glued
+        joined += [w for w in JOINED.findall(text) if w not in prompt]
+    return cut, glued, joined
 
 
 def main() -> None:
@@ -98,16 +104,17 @@ def main() -> None:
                 counts["stopped at the token limit"] += call.finish_reason == "length"
                 counts["stopped mid-sentence"] += sum("stops mid-sentence" in p for p in call.problems or [])
                 prompt = "\n".join(m["content"] for m in call.messages if m.get("role") != "assistant")
-                cut, glued = defects(prompt, call.response or "")
+                cut, glued, joined = defects(prompt, call.response or "")
                 counts["cut words"] += len(cut)
                 counts["run-together words"] += len(glued)
+                counts["words joined by a stop"] += len(joined)
                 counts["output tokens"] += (call.usage.output_tokens if call.usage else 0) or 0
-                for w in cut + glued:
+                for w in cut + glued + joined:
                     if len(examples) < args.examples:
                         examples.append(f"{call.agent}: {w}")
     print("| measure | count |\n|---|---|")
     for key in ("trials", "right", "calls", "repairs", "stopped at the token limit", "stopped mid-sentence", "cut words",
-                "run-together words", "output tokens", "runs not found"):
+                "run-together words", "words joined by a stop", "output tokens", "runs not found"):
         print(f"| {key} | {counts[key]} |")
     if seconds:
         print(f"| seconds per trial (mean) | {sum(seconds) / len(seconds):.0f} |")
