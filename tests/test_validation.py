@@ -255,6 +255,10 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     scripted_settings = motion_jury(scripted_settings)
     import re
 
+    import json
+
+    from courtroom_chat.injection import prompt_leaks
+    from courtroom_chat.procedures import get
     from courtroom_chat.procedures.base import literal_pattern
 
     class GrammarScripted(ScriptedBackend):
@@ -271,6 +275,14 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     motion = next(c for c in backend.calls if c.role == "prosecutor").schema["properties"]["motion"]
     assert motion["enum"] == ["merge PR #214 (retry with backoff for the HTTP client) now"]
     assert not re.fullmatch(pattern, "Merging is risky because the Retry-After test fails in the log.")
+    # the harm dispute opens on a sentence of the court's own, never the instructions' words
+    # (a 1.5B asked why "the harms are overstated or avoidable" opened with them and was repaired)
+    dispute = defense_schema["properties"]["harm_dispute"]["pattern"]
+    for opened in ("The harm is overstated because the crash rate is 2% and falling.",
+                   "The harm can be avoided without acting because a hotfix can ship the one line."):
+        assert re.fullmatch(dispute, opened)
+        assert prompt_leaks(json.dumps({"harm_dispute": opened}), get("decision").instructions(), min_words=6) == []
+    assert not re.fullmatch(dispute, "The harms are overstated or avoidable because the crash rate is 2%.")
     assert set(defense_schema["required"]) == set(defense_schema["properties"])  # a grammar writes every field
     juror_schema = next(c for c in backend.calls if c.role == "juror").schema
     # jurors weigh in prose, then vote (asked for lists of facts first, the 1.5B filled "for" with

@@ -230,7 +230,12 @@ class DecisionCourt(Briefs, Procedure):
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
             "ChallengeReply.exhibit": {"enum": numbers},
             "ChallengeReply.challenge": prose(10, 600),
-            "harm_dispute": prose(10, 700),
+            # Asked why "the harms are overstated or avoidable", the 1.5B opened with those words,
+            # was repaired for repeating the instructions, and wrote the same again (2 of the first
+            # 5 ICLR trials after the bounds were raised): under a grammar it opens on one of two
+            # sentences of the court's own instead, which no instruction holds six words of.
+            "harm_dispute": {"pattern": f"^The harm (is overstated|can be avoided without acting) because {text}{{10,700}}$"}
+            if grammar else prose(10, 700),
             "alternative": prose(5, 500),
         })
 
