@@ -253,9 +253,8 @@ async def test_grammar_backends_get_patterns_that_hold_the_rules(scripted_settin
     """A backend that decodes under a grammar is handed patterns that make the rules hold by
     construction: the defense opens on the motion, the judge names both sides and the jury."""
     scripted_settings = motion_jury(scripted_settings)
-    import re
-
     import json
+    import re
 
     from courtroom_chat.injection import prompt_leaks
     from courtroom_chat.procedures import get
