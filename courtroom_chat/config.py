@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 
@@ -93,6 +93,10 @@ class OllamaSettings(_Section):
         return self.host or os.environ.get("OLLAMA_HOST", "") or "http://127.0.0.1:11434"
 
 
+# The DRY look-back the embedded runtime (xllamacpp's llama.cpp server) uses when none is sent.
+RUNTIME_DRY_LAST_N = 64
+
+
 class LocalSettings(_Section):
     model: str = "qwen2.5-coder-1.5b"
     n_ctx: int = Field(8192, ge=512)
@@ -102,13 +106,21 @@ class LocalSettings(_Section):
     # restores the shared case prefix another slot already read instead of reading it again.
     cache_ram_mib: int = Field(8192, ge=0, le=65536)  # llama.cpp's own default; 0 turns it off
     kv_unified: bool = False  # one KV buffer shared by the slots (llama.cpp --kv-unified)
-    # How far back the DRY sampler looks for a run of tokens being repeated (llama.cpp's
-    # dry_penalty_last_n): -1 the whole context, the prompt included (llama.cpp's default); 0 off.
-    dry_last_n: int = Field(-1, ge=-1)
+    # How far back, in tokens, the DRY sampler looks for a run of tokens being repeated
+    # (llama.cpp's dry_penalty_last_n; 0 off). 64 is the embedded runtime's own default, which
+    # every release decoded with: the reply's last 64 tokens and the prompt's tail, not the
+    # evidence further back (bench/dry_copy_probe.py). A larger value also penalises restating
+    # evidence read earlier. -1, this setting's old name for "the runtime's default", reads as 64.
+    dry_last_n: int = Field(64, ge=-1)
     # How hard DRY penalises a repeat (llama.cpp's dry_multiplier; 0 turns DRY off) and the
     # longest run of tokens it lets repeat unpenalised (dry_allowed_length).
     dry_multiplier: float = Field(0.8, ge=0)
     dry_allowed_length: int = Field(3, ge=1)
+
+    @field_validator("dry_last_n")
+    @classmethod
+    def _runtime_default(cls, value: int) -> int:
+        return RUNTIME_DRY_LAST_N if value == -1 else value
 
 
 class ScriptedSettings(_Section):

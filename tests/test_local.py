@@ -191,19 +191,21 @@ async def test_the_dry_setting_is_accepted_by_the_runtime(local_settings):
     request = ModelRequest(agent="juror-1", role="juror", system="Reply with JSON.", prefix="",
                            prompt='Reply {"ok": true}.', schema={"type": "object", "properties": {"ok": {"type": "boolean"}},
                                                                "required": ["ok"]}, schema_name="X", max_tokens=12)
-    for settings in (local_settings, local_settings.with_overrides({"local": {"dry_last_n": 64}}),
+    for settings in (local_settings, local_settings.with_overrides({"local": {"dry_last_n": 128}}),
                      local_settings.with_overrides({"local": {"dry_multiplier": 0.0, "dry_allowed_length": 8}})):
         reply = await backend(settings).complete(request)
         assert json.loads(reply.text) == {"ok": True}
 
 
 def test_the_dry_sampler_looks_back_as_far_as_configured(local_settings):
-    """dry_last_n reaches llama.cpp as dry_penalty_last_n: how far back a repeated run of tokens
-    is penalised (the whole context, the prompt included, or only the last n tokens)."""
+    """dry_last_n reaches llama.cpp as dry_penalty_last_n: how far back, in tokens, a repeated
+    run of tokens is penalised."""
     request = ModelRequest(agent="defense", role="defense", system="Reply with JSON.", prefix="evidence",
                            prompt="Argue.", schema={"type": "object"}, schema_name="X")
     default = backend(local_settings).body(request)
-    assert local_settings.local.dry_last_n == -1 and "dry_penalty_last_n" not in default  # llama.cpp's own: all
+    # 64, the runtime's own default, sent as such; -1 (the setting's old name for it) reads as 64
+    assert local_settings.local.dry_last_n == 64 and default["dry_penalty_last_n"] == 64
+    assert local_settings.with_overrides({"local": {"dry_last_n": -1}}).local.dry_last_n == 64
     assert default["dry_multiplier"] > 0
     assert backend(local_settings.with_overrides({"local": {"dry_last_n": 128}})).body(request)["dry_penalty_last_n"] == 128
 
@@ -217,3 +219,13 @@ def test_the_dry_sampler_strength_and_allowed_repeat_are_configurable(local_sett
     assert (default["dry_multiplier"], default["dry_allowed_length"]) == (0.8, 3)
     other = backend(local_settings.with_overrides({"local": {"dry_multiplier": 0.0, "dry_allowed_length": 8}}))
     assert (other.body(request)["dry_multiplier"], other.body(request)["dry_allowed_length"]) == (0.0, 8)
+
+
+def test_the_runtime_default_dry_look_back_is_the_one_the_settings_name():
+    """RUNTIME_DRY_LAST_N is what the embedded runtime looks back when no look-back is sent, as
+    every release before 2026-11-25 decoded (it sent none, believing it meant the whole context).
+    If xllamacpp changes its default, this says the setting's default no longer matches it."""
+    xllamacpp = pytest.importorskip("xllamacpp")
+    from courtroom_chat.config import RUNTIME_DRY_LAST_N
+
+    assert xllamacpp.CommonParams().sampling.dry_penalty_last_n == RUNTIME_DRY_LAST_N == 64

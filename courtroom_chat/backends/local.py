@@ -198,8 +198,7 @@ class LocalBackend:
         # so JSON keys and punctuation are not penalised.
         body.update({"dry_multiplier": self.dry_multiplier, "dry_base": 1.75,
                      "dry_allowed_length": self.dry_allowed_length, "repeat_penalty": 1.05})
-        if self.dry_last_n >= 0:  # else llama.cpp's default, the whole context (the server refuses -1 itself)
-            body["dry_penalty_last_n"] = self.dry_last_n
+        body["dry_penalty_last_n"] = self.dry_last_n  # 64 unless set: what the runtime uses when none is sent
         return body
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:

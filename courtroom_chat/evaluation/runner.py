@@ -108,7 +108,8 @@ def settings_models(settings: Settings, procedure: str | None) -> dict[str, str]
 
 # The embedded model's decoding settings as the first evaluations ran them; a setting that
 # differs is part of the evaluation id.
-DECODING_AT_FIRST = {"dry_last_n": -1, "dry_multiplier": 0.8, "dry_allowed_length": 3}
+# (dry_last_n was written -1 then, sending nothing, and the runtime looked back its default 64 tokens.)
+DECODING_AT_FIRST = {"dry_last_n": 64, "dry_multiplier": 0.8, "dry_allowed_length": 3}
 
 
 def eval_id(dataset: Dataset, procedure: str | None, seed: int, settings: Settings) -> str:

@@ -156,8 +156,11 @@ def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fix
     dataset = resolve(str(fixtures / "adrs.json"))
     local = Settings().with_backend("local:qwen2.5-coder-1.5b")
     at_first = local.with_overrides({"local": runner.DECODING_AT_FIRST})
-    other = local.with_overrides({"local": {"dry_last_n": 64}})
+    other = local.with_overrides({"local": {"dry_last_n": 128}})
     first = runner.eval_id(dataset, "decision", 0, at_first)
+    # the default is the first release's decoding, and -1 (its old name) is the same decoding
+    assert runner.eval_id(dataset, "decision", 0, local) == first
+    assert runner.eval_id(dataset, "decision", 0, local.with_overrides({"local": {"dry_last_n": -1}})) == first
     assert runner.eval_id(dataset, "decision", 0, other) != first
     for change in ({"dry_multiplier": 0.0}, {"dry_allowed_length": 8}):
         assert runner.eval_id(dataset, "decision", 0, at_first.with_overrides({"local": change})) != first
@@ -166,4 +169,4 @@ def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fix
         assert runner.eval_id(dataset, "decision", 0, other) == first
     scripted = Settings().with_backend("scripted")  # no embedded model: its decoding is beside the point
     assert (runner.eval_id(dataset, "decision", 0, scripted)
-            == runner.eval_id(dataset, "decision", 0, scripted.with_overrides({"local": {"dry_last_n": 64}})))
+            == runner.eval_id(dataset, "decision", 0, scripted.with_overrides({"local": {"dry_last_n": 128}})))
