@@ -49,7 +49,7 @@ def outcome_of(verdict: dict[str, Any], jury: dict[str, Any] | None, prosecution
     split = j.split() if j else ""
     return {
         "answer": v.answer, "label": v.decision, "polarity": POLARITY[v.decision],
-        "decided_by": "the jury" if v.decided_by == "jury" else "the judge",
+        "decided_by": present.decided_by(v.decided_by == "jury", judge_spoke=False),
         "confidences": [c.model_dump() for c in confidences(v, j)],
         "partial": bool(j and j.voted < j.seated), "warnings": warnings,
         "markdown": present.verdict_body(verdict, split, j.voted if j else 0, j.seated if j else 0, effects),

@@ -122,9 +122,9 @@ def _positional_case(args: list[str], question: str | None, context: list[Path])
     if not args:
         return None, question, context
     first, evidence = args[0], [Path(a) for a in args[1:]]
-    path_like = Path(first).is_file() or " " not in first.strip() or first.lower().endswith(".json")
-    if path_like:
-        if not Path(first).is_file():
+    is_file = Path(first).is_file()
+    if is_file or " " not in first.strip() or first.lower().endswith(".json"):
+        if not is_file:
             hint = '; to ask a question, quote it: courtroom run "Should I …?" EVIDENCE…' if "/" not in first and "." not in first else ""
             raise InputError(f"case file not found: {first}{hint}")
         return Path(first), question, [*context, *evidence]

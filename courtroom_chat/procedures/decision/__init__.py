@@ -559,8 +559,7 @@ class DecisionCourt(Briefs, Procedure):
                                             defense.model_dump(mode="json"))
         court.conclude(Outcome(
             answer=verdict.answer, label=verdict.decision, polarity=POLARITY[verdict.decision],  # type: ignore[arg-type]
-            decided_by=("the jury, with the judge's ruling" if judge_spoke else "the jury")
-            if verdict.decided_by == "jury" else "the judge",
+            decided_by=present.decided_by(verdict.decided_by == "jury", judge_spoke),
             confidences=confidences(verdict, jury, judge_spoke), partial=jury.voted < jury.seated,
             markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,

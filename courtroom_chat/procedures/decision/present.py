@@ -105,6 +105,11 @@ def challenge_effects(exhibits: list[dict[str, Any]], defense: dict[str, Any]) -
     return "\n".join(lines)
 
 
+def decided_by(by_jury: bool, judge_spoke: bool) -> str:
+    """Who decided, in the verdict's words: the jury (with or without the judge's ruling) or the judge."""
+    return ("the jury, with the judge's ruling" if judge_spoke else "the jury") if by_jury else "the judge"
+
+
 def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, exhibits_effects: str = "",
                  judge_spoke: bool = False) -> str:
     """The verdict under its plain answer: decision, rationale, actions, the jury, the exhibits, the reasoning.
@@ -112,10 +117,9 @@ def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, e
     ``judge_spoke``: the judge wrote a ruling on a decision the jury's majority made (rule =
     majority), so the reasoning is the judge's even though the jury decided."""
     by_jury = verdict.get("decided_by") == "jury"
-    how = (" · decided by the jury, with the judge's ruling" if judge_spoke else " · decided by the jury (no judge's ruling)") \
-        if by_jury else " · ruled by the judge"
+    how = f"decided by {decided_by(by_jury, judge_spoke)}" + ("" if judge_spoke or not by_jury else " (no judge's ruling)")
     lines = [
-        f"**Decision:** {DECISION_LABEL[verdict['decision']]}" + how,
+        f"**Decision:** {DECISION_LABEL[verdict['decision']]} · " + (how if by_jury else "ruled by the judge"),
         "",
         f"**Rationale:** {verdict['rationale']}",
     ]
@@ -129,6 +133,6 @@ def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, e
     return "\n".join(lines)
 
 
-__all__ = ["DECISION_LABEL", "VOTE_LABEL", "challenge_effects", "defense_markdown", "evidence_basis_text",
+__all__ = ["DECISION_LABEL", "VOTE_LABEL", "challenge_effects", "decided_by", "defense_markdown", "evidence_basis_text",
            "exhibit_line", "exhibit_markdown", "exhibit_title", "juror_markdown", "juror_title",
            "prosecution_markdown", "shorten", "verdict_body"]
