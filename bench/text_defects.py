@@ -15,7 +15,15 @@ For every model call's reply (each JSON string value in it):
   no word of the prompt ("available inthe.input."): what a grammar's word or length bound
   leaves when a model that has not finished is allowed no more spaces (counted apart from the
   run-together words, so figures from before this row stay comparable).
-- **stopped mid-sentence**: fields the court flagged so (its repair asks for them again).
+- **repeated 8-word runs**: eight words in a row that the same reply already wrote (counted
+  once for each extra occurrence, across the reply's fields): a model repeating itself, which
+  the anti-repetition sampler (DRY) fights, and which it can only refuse by changing how the
+  words are tokenised (dropping the spaces: "natural languageprocessing").
+- **stopped mid-sentence**: the prose fields the court checks so (case statement, harm analysis,
+  counter-argument, harm dispute, reasoning, rationale) that a reply left without a sentence
+  end, before the code shortens them. (Until 2026-11-25 this counted the court's flags, which
+  were the same fields; since then a field with a whole sentence to end at is shortened, not
+  flagged for a repair.)
 - **stopped at the token limit**: replies cut by max_tokens (a model looping ends there).
 - **repairs**: calls made again after a reply could not be used.
 
@@ -34,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from courtroom_chat.replies import extract_json  # noqa: E402
+from courtroom_chat.replies import extract_json, unfinished  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
@@ -53,8 +61,33 @@ def strings(value) -> list[str]:
     return []
 
 
-def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str]]:
-    """(cut words, run-together words, words joined by a stop) in one reply."""
+PROSE = {"case_statement", "harm_analysis", "counter_argument", "harm_dispute", "reasoning", "rationale"}
+
+
+def stopped(reply: str) -> int:
+    """The checked prose fields of a reply that stop mid-sentence."""
+    try:
+        value = extract_json(reply)
+    except ValueError:
+        return 0
+    return sum(unfinished(v) for k, v in value.items() if k in PROSE and isinstance(v, str)) if isinstance(value, dict) else 0
+
+
+def repeats(texts: list[str], n: int = 8) -> int:
+    """Eight-word runs of a reply that the reply already wrote (each extra occurrence once)."""
+    seen: set[tuple[str, ...]] = set()
+    extra = 0
+    for text in texts:
+        words = [w.lower() for w in WORD.findall(text)]
+        for i in range(len(words) - n + 1):
+            gram = tuple(words[i:i + n])
+            extra += gram in seen
+            seen.add(gram)
+    return extra
+
+
+def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str], int]:
+    """(cut words, run-together words, words joined by a stop, repeated 8-word runs) in one reply."""
     try:
         texts = strings(extract_json(reply))
     except ValueError:
@@ -73,7 +106,7 @@ def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str]]:
                 cut.append(f"{' '.join(before)} {match.group(1)}")
         glued += [w for w in RUN_TOGETHER.findall(text) if w.lower() not in said]
         joined += [w for w in JOINED.findall(text) if w not in prompt]
-    return cut, glued, joined
+    return cut, glued, joined, repeats(texts)
 
 
 def main() -> None:
@@ -102,9 +135,10 @@ def main() -> None:
                 counts["calls"] += 1
                 counts["repairs"] += call.attempt > 1
                 counts["stopped at the token limit"] += call.finish_reason == "length"
-                counts["stopped mid-sentence"] += sum("stops mid-sentence" in p for p in call.problems or [])
+                counts["stopped mid-sentence"] += stopped(call.response or "")
                 prompt = "\n".join(m["content"] for m in call.messages if m.get("role") != "assistant")
-                cut, glued, joined = defects(prompt, call.response or "")
+                cut, glued, joined, repeated = defects(prompt, call.response or "")
+                counts["repeated 8-word runs"] += repeated
                 counts["cut words"] += len(cut)
                 counts["run-together words"] += len(glued)
                 counts["words joined by a stop"] += len(joined)
@@ -114,7 +148,7 @@ def main() -> None:
                         examples.append(f"{call.agent}: {w}")
     print("| measure | count |\n|---|---|")
     for key in ("trials", "right", "calls", "repairs", "stopped at the token limit", "stopped mid-sentence", "cut words",
-                "run-together words", "words joined by a stop", "output tokens", "runs not found"):
+                "run-together words", "words joined by a stop", "repeated 8-word runs", "output tokens", "runs not found"):
         print(f"| {key} | {counts[key]} |")
     if seconds:
         print(f"| seconds per trial (mean) | {sum(seconds) / len(seconds):.0f} |")

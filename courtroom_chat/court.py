@@ -53,7 +53,7 @@ from .evidence import withhold as withhold_passage
 from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
-from .replies import Problem, foreign_characters, latin_script, parse_reply
+from .replies import SHORTENED, Problem, foreign_characters, latin_script, parse_reply
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
@@ -424,6 +424,9 @@ class Court:
             value, problems = self._judge_reply(call, wire, check)
             if not problems:
                 return Answer(value, [], False, raw)
+            if value is not None and all(p.rule == SHORTENED for p in problems):
+                # Text the code ends at a whole sentence is not worth a second call on its own.
+                return Answer(value, problems, False, raw)
             self.emit(AgentRetry(agent=agent.name, problems=[p.message for p in problems]))
             if any(p.rule == "cut_off" for p in problems):
                 # A small model asked to be shorter mostly repeats its reply: give the JSON room to close.

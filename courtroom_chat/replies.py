@@ -116,15 +116,29 @@ def finished(text: str) -> str:
     return head.rstrip(",;:-\u2013\u2014 ") + "\u2026"
 
 
-def unfinished_problems(fields: dict[str, str]) -> list[Problem]:
+# Prose that stops mid-sentence after at least one whole sentence: the code shortens it to that
+# sentence (``finished``) and the court does not ask the model again for it alone. On ICLR 2017
+# trials on the 1.5B (2026-11-25) every such field kept a whole sentence (90% of its text), and
+# repairs asked for them fixed 3 of 16 replies while 7 came back word for word the same.
+SHORTENED = "unfinished_shortened"
+
+
+def unfinished_problems(fields: dict[str, str], *, shorten: bool = False) -> list[Problem]:
     """One problem per prose field that stops mid-sentence, quoting its last words, so the
-    repair asks for the short form instead of the code cutting it."""
+    repair asks for the short form instead of the code cutting it.
+
+    With ``shorten``, a field that has a whole sentence to end at is reported under
+    ``SHORTENED`` instead: the court records it as a warning and does not ask again for it."""
     problems = []
     for name, text in fields.items():
         if unfinished(text):
             tail = " ".join(text.split()[-6:])
-            problems.append(Problem("unfinished", f'the {name} stops mid-sentence ("…{tail}"); say it in fewer '
-                                                  "words and end it with a full stop"))
+            if shorten and not finished(text).endswith("\u2026"):
+                problems.append(Problem(SHORTENED, f'the {name} stopped mid-sentence ("…{tail}"); it ends at its '
+                                                   "last whole sentence"))
+            else:
+                problems.append(Problem("unfinished", f'the {name} stops mid-sentence ("…{tail}"); say it in fewer '
+                                                      "words and end it with a full stop"))
     return problems
 
 

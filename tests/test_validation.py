@@ -406,16 +406,41 @@ CUT = ("The evidence shows the retry fix works for most dates. The jury voted 3 
        "The jury")  # a rationale cut at its length limit, as the 1.5B's was (issue 10)
 
 
+NO_SENTENCE = "The evidence shows the retry fix works for most dates and the jury"  # nothing whole to end at
+
+
 async def test_prose_that_stops_mid_sentence_is_repaired_once_with_its_last_words(scripted_settings):
     votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
-    cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
+    cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": NO_SENTENCE}
     whole = cut | {"rationale": "The retry fix works and the jury agreed."}
     record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [cut, whole]}, scripted_settings)
     first, second = [c for c in backend.calls if c.role == "judge"]
     correction = second.repairs[0][1]
-    assert "the rationale stops mid-sentence" in correction and "…2 not to act. The jury" in correction
+    assert "the rationale stops mid-sentence" in correction and "…for most dates and the jury" in correction
     assert record.verdict.rationale == "The retry fix works and the jury agreed."
-    assert "unfinished" not in rules(record)
+    assert not {"unfinished", "unfinished_shortened"} & set(rules(record))
+
+
+async def test_prose_with_a_whole_sentence_before_the_cut_is_shortened_without_asking_again(scripted_settings):
+    """A repair of such a field mostly came back the same (7 of 16 on ICLR): the code ends it
+    at its last whole sentence, and the verdict says so."""
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [cut, cut]}, scripted_settings)
+    assert len([c for c in backend.calls if c.role == "judge"]) == 1
+    assert record.verdict.rationale == "The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act."
+    warning = next(w for w in record.warnings if w.rule == "unfinished_shortened")
+    assert warning.agent == "judge" and "ends at its last whole sentence" in warning.message
+
+
+async def test_a_repair_asked_for_another_rule_also_names_the_shortened_field(scripted_settings):
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT, "actions": []}
+    fixed = cut | {"actions": ["Merge the fix."], "rationale": "The retry fix works."}
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [cut, fixed]}, scripted_settings)
+    correction = [c for c in backend.calls if c.role == "judge"][1].repairs[0][1]
+    assert "list the concrete actions" in correction and "the rationale stopped mid-sentence" in correction
+    assert record.verdict.rationale == "The retry fix works."
 
 
 async def test_prose_still_cut_after_the_repair_ends_at_its_last_whole_sentence(scripted_settings):
@@ -423,7 +448,8 @@ async def test_prose_still_cut_after_the_repair_ends_at_its_last_whole_sentence(
     cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
     record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": cut}, scripted_settings)
     assert record.verdict.rationale == "The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act."
-    assert "unfinished" in rules(record)  # shown on the verdict as a warning, not hidden
+    assert "unfinished_shortened" in rules(record)  # shown on the verdict as a warning, not hidden
+    assert "unfinished" in rules(record)  # the jurors are still asked again, and still cut
     assert all(j.reasoning == GOOD_REASONING for j in record.jury.jurors)  # "The fix" dropped, not left dangling
 
 

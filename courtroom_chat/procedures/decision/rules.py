@@ -28,7 +28,7 @@ def prosecutor_problems(reply: ProsecutorReply, index: EvidenceIndex, *, filed: 
                 f"exhibit {i}: the harm has {words(ex.harm)} words; state a concrete consequence in at least "
                 f"{min_harm_words} words"
             )))
-    return problems + unfinished_problems({"case_statement": reply.case_statement, "harm_analysis": reply.harm_analysis})
+    return problems + unfinished_problems({"case_statement": reply.case_statement, "harm_analysis": reply.harm_analysis}, shorten=True)
 
 
 def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagged: Any = None,
@@ -89,7 +89,7 @@ def defense_problems(reply: DefenseReply, admitted: list[Exhibit], motion: str, 
             f"the counter_argument does not engage the prosecution's core claim ({motion}); "
             "answer that claim directly in two to four sentences"
         )))
-    return problems + unfinished_problems({"counter_argument": reply.counter_argument, "harm_dispute": reply.harm_dispute})
+    return problems + unfinished_problems({"counter_argument": reply.counter_argument, "harm_dispute": reply.harm_dispute}, shorten=True)
 
 
 _NOTHING = re.compile(r"^\W*(none|nothing|no facts?|n/?a|无|没有)\b", re.IGNORECASE)
@@ -127,7 +127,7 @@ def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
         problems.append(Problem("judge_split", f"the jury was split {jury.split()}; acknowledge the split in the reasoning"))
     if reply.decision == "act" and not [a for a in reply.actions if a.strip()]:
         problems.append(Problem("judge_actions", "you decided \"act\": list the concrete actions to take"))
-    return problems + unfinished_problems({"reasoning": reply.reasoning, "rationale": reply.rationale})
+    return problems + unfinished_problems({"reasoning": reply.reasoning, "rationale": reply.rationale}, shorten=True)
 
 
 __all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems"]
