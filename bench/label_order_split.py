@@ -36,7 +36,7 @@ def split(rows: list[dict], store: RunStore) -> tuple[Counter, int]:
         if record is None:
             missing += 1
             continue
-        votes = {c.agent: call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok}
+        votes = {c.agent: call_answer(c.response) for c in record.trial_calls() if c.role == "juror" and c.ok}
         for agent, order in (record.outputs.get("orders") or {}).items():
             vote = votes.get(agent)
             if vote is not None:

@@ -174,6 +174,11 @@ class RunRecord(BaseModel):
             out[c.role] = round(out.get(c.role, 0.0) + (c.cost_usd or 0.0), 6)
         return out
 
+    def trial_calls(self) -> list[CallRecord]:
+        """The trial's own calls, without those a shadow court added (a fragility check's second
+        jury and judge: ``Court.absorb`` stores them under stages named "fragility:jury", …)."""
+        return [c for c in self.calls if ":" not in c.stage]
+
     def usage(self) -> Usage:
         total = Usage()
         for c in self.calls:

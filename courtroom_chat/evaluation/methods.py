@@ -119,7 +119,8 @@ def juror_answers(record: RunRecord) -> list[str | None]:
     jurors are not plain calls."""
     from .report import call_answer
 
-    last = {c.agent: call_answer(c.response) for c in record.calls if c.role == "juror" and c.ok}  # a repair's wins
+    # A repair's answer wins; a fragility check's second jury is not the trial's.
+    last = {c.agent: call_answer(c.response) for c in record.trial_calls() if c.role == "juror" and c.ok}
     answers = list(last.values())
     return answers if any(a is not None for a in answers) else []
 

@@ -196,3 +196,26 @@ async def test_a_repaired_juror_counts_once_in_the_rows_answers():
     assert len([c for c in record.calls if c.agent == "juror-1"]) == 2  # the cut reply was sent back once
     answers = juror_answers(record)
     assert len(answers) == 5 and answers[0] == "yes"  # the repair's answer, not both
+
+
+async def test_a_fragility_checks_second_jury_is_not_read_as_the_trials_jurors():
+    """The fragility check's jurors are stored in the same record (stages "fragility:jury"):
+    the row's juror answers are the trial's own, not the second jury's."""
+    from courtroom_chat.backends.scripted import ScriptedBackend
+    from courtroom_chat.case import load_case
+    from courtroom_chat.config import Settings
+    from courtroom_chat.engine import Trial
+    from courtroom_chat.evaluation.methods import juror_answers
+    from tests.conftest import CASES
+
+    yes = {"reasoning": "All tests pass and two reviewers approved the fix, so merging it now is right.",
+           "decision": "yes", "confidence": 0.8}
+    no = {"reasoning": "Without that passage nothing shows the fix was tested, so it should not be merged.",
+          "decision": "no", "confidence": 0.7}
+    backend = ScriptedBackend(script={f"juror-{i}": [yes, no] for i in range(1, 6)})
+    record = await Trial(load_case(CASES / "code-commit.json"), Settings().with_backend("scripted"), store=None,
+                         fragility=True, backends={"scripted": backend}).run()
+    assert record.outcome.data["fragility"]["split"] == "0–5"  # the second jury said No throughout
+    assert len([c for c in record.calls if c.role == "juror"]) == 10
+    assert juror_answers(record) == ["yes"] * 5
+    assert [c.stage for c in record.trial_calls() if c.role == "juror"] == ["jury"] * 5
