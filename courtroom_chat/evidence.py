@@ -195,8 +195,13 @@ class EvidenceIndex:
         )
 
 
-def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int = 12, max_chars: int = 240) -> list[str]:
+def quote_choices(documents: list[Document], *, question: str = "", limit: int = 400, min_chars: int = 12,
+                  max_chars: int = 240) -> list[str]:
     """Passages a quote may be decoded from: every informative line of the evidence, verbatim.
+
+    A passage every word of which is in ``question`` states nothing the question does not (an
+    option's own name in a list of options, "1. MADR 4.0.0 – The Markdown Architectural
+    Decision Records", asked "Should we choose MADR 4.0.0 …?") and is left out.
 
     Backends that decode under a grammar get these as the allowed values of an exhibit's
     quote, so a small model cannot misquote. Returns [] when the evidence has more than
@@ -204,6 +209,7 @@ def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int
     """
     seen: set[str] = set()
     out: list[str] = []
+    asked = {w.lower() for w in re.findall(r"\w+", question)}
     for doc in documents:
         title = next((line.strip() for line in doc.text.split("\n") if line.strip()), "")
         for line in doc.text.split("\n"):
@@ -221,7 +227,8 @@ def quote_choices(documents: list[Document], *, limit: int = 400, min_chars: int
                 piece = piece.strip()
                 if len(piece) < min_chars or len(piece) > max_chars or piece in seen:
                     continue
-                if len(re.findall(r"\w+", piece)) < 3:
+                said = [w.lower() for w in re.findall(r"\w+", piece)]
+                if len(said) < 3 or asked and all(w in asked or w.isdigit() for w in said):
                     continue
                 seen.add(piece)
                 out.append(piece)

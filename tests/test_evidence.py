@@ -110,3 +110,16 @@ def test_quote_choices_are_verbatim_lines_and_give_up_on_huge_evidence():
     assert all(EvidenceIndex([doc]).check(c).verified for c in choices)
     big = pasted_document("\n".join(f"distinct line number {i} of evidence" for i in range(500)), 1)
     assert quote_choices([big], limit=400) == []
+
+
+def test_a_passage_that_only_repeats_the_question_is_no_quote_choice():
+    """Seen on ADR: the prosecutor's exhibit was the option's own line in the list of options,
+    which states no fact, and the fragility check then found the verdict "rested" on it."""
+    doc = pasted_document("Considered options:\n1. MADR 4.0.0 – The Markdown Architectural Decision Records\n"
+                          "2. Michael Nygard's template\nMADR 4.0.0 is maintained and has 12 active contributors.\n", 1)
+    question = 'Should we choose "MADR 4.0.0 – The Markdown Architectural Decision Records"?'
+    choices = quote_choices([doc], question=question)
+    assert "1. MADR 4.0.0 – The Markdown Architectural Decision Records" not in choices
+    assert "MADR 4.0.0 is maintained and has 12 active contributors." in choices
+    assert "2. Michael Nygard's template" in choices  # the other option says something the question does not
+    assert "1. MADR 4.0.0 – The Markdown Architectural Decision Records" in quote_choices([doc])

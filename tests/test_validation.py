@@ -487,3 +487,23 @@ async def test_the_judges_longest_reply_under_the_grammar_fits_its_token_cap(scr
              + actions["maxItems"] * longest(actions["items"]["pattern"]) + 200)  # keys, confidence, punctuation
     cap = next(r for r in get("decision").roles if r.name == "judge").max_tokens
     assert chars / 3 < cap, (chars, cap)
+
+
+async def test_the_prosecutors_quote_choices_leave_out_lines_that_only_repeat_the_question(scripted_settings):
+    """Decoded under a grammar, an exhibit's quote is one of the evidence's lines; a line whose
+    every word is in the question (the option's own name in a list) is not offered."""
+    from courtroom_chat.case import Case, pasted_document
+
+    class GrammarScripted(ScriptedBackend):
+        constrained_decoding = True
+
+    name = "1. Use a message queue for the billing events"
+    fact = "The queue was load-tested at 5,000 events per second with no loss."
+    evidence = pasted_document(f"Considered options:\n{name}\n2. Call the billing service directly\n{fact}\n", 1)
+    question = "Should we use a message queue for the billing events?"
+    backend = GrammarScripted()
+    await Trial(Case(question=question, context=[evidence]), scripted_settings, store=None,
+                backends={"scripted": backend}).run()
+    schema = str(next(c for c in backend.calls if c.role == "prosecutor").schema)
+    assert fact in schema and "Call the billing service directly" in schema
+    assert name not in schema
