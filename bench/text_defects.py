@@ -64,12 +64,8 @@ def strings(value) -> list[str]:
 PROSE = {"case_statement", "harm_analysis", "counter_argument", "harm_dispute", "reasoning", "rationale"}
 
 
-def stopped(reply: str) -> int:
-    """The checked prose fields of a reply that stop mid-sentence."""
-    try:
-        value = extract_json(reply)
-    except ValueError:
-        return 0
+def stopped(value) -> int:
+    """The checked prose fields of a parsed reply that stop mid-sentence."""
     return sum(unfinished(v) for k, v in value.items() if k in PROSE and isinstance(v, str)) if isinstance(value, dict) else 0
 
 
@@ -86,12 +82,14 @@ def repeats(texts: list[str], n: int = 8) -> int:
     return extra
 
 
-def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str], int]:
-    """(cut words, run-together words, words joined by a stop, repeated 8-word runs) in one reply."""
+def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str], int, int]:
+    """(cut words, run-together words, words joined by a stop, repeated 8-word runs, fields
+    stopped mid-sentence) in one reply."""
     try:
-        texts = strings(extract_json(reply))
+        value = extract_json(reply)
+        texts = strings(value)
     except ValueError:
-        texts = [reply]
+        value, texts = None, [reply]
     said = {w.lower() for w in WORD.findall(prompt)}
     cut, glued, joined = [], [], []
     for text in texts:
@@ -106,7 +104,7 @@ def defects(prompt: str, reply: str) -> tuple[list[str], list[str], list[str], i
                 cut.append(f"{' '.join(before)} {match.group(1)}")
         glued += [w for w in RUN_TOGETHER.findall(text) if w.lower() not in said]
         joined += [w for w in JOINED.findall(text) if w not in prompt]
-    return cut, glued, joined, repeats(texts)
+    return cut, glued, joined, repeats(texts), stopped(value)
 
 
 def main() -> None:
@@ -135,10 +133,10 @@ def main() -> None:
                 counts["calls"] += 1
                 counts["repairs"] += call.attempt > 1
                 counts["stopped at the token limit"] += call.finish_reason == "length"
-                counts["stopped mid-sentence"] += stopped(call.response or "")
                 prompt = "\n".join(m["content"] for m in call.messages if m.get("role") != "assistant")
-                cut, glued, joined, repeated = defects(prompt, call.response or "")
+                cut, glued, joined, repeated, unended = defects(prompt, call.response or "")
                 counts["repeated 8-word runs"] += repeated
+                counts["stopped mid-sentence"] += unended
                 counts["cut words"] += len(cut)
                 counts["run-together words"] += len(glued)
                 counts["words joined by a stop"] += len(joined)

@@ -19,7 +19,7 @@ from ...backends.base import ModelRequest
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
-from ...evidence import EvidenceIndex, normalise_text, quote_choices
+from ...evidence import EvidenceIndex, normalise_text
 from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, text_class, text_pattern
@@ -153,8 +153,7 @@ class DecisionCourt(Briefs, Procedure):
                                                flagged=court.flagged)
 
         grammar = agent.constrained
-        choices = [c for c in quote_choices(court.readable, question=court.case.question)
-                   if "[flagged passage removed" not in c] if grammar else []
+        choices = self.advocate_quotes(court) if grammar else []
         room = max(0, p.max_exhibits - len(filed)) if self.quotable(court) else 0
         latin = court.latin
         # Bounds are generous (three to six times what the prompt asks for): a bound a model
@@ -221,8 +220,7 @@ class DecisionCourt(Briefs, Procedure):
         index = EvidenceIndex(court.case.context)
         first = len(prosecution.exhibits) + 1
         room = court.params.max_exhibits if self.quotable(court) else 0
-        choices = [c for c in quote_choices(court.readable, question=court.case.question)
-                   if "[flagged passage removed" not in c] if grammar else []
+        choices = self.advocate_quotes(court) if grammar else []
         schema = refine_schema(DefenseReply, {
             "counter_argument": {"pattern": f"^{opening} because {text}{{20,800}}$"}
             if grammar and opening else prose(20, 1100),

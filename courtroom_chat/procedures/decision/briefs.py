@@ -8,6 +8,7 @@ from typing import Any
 
 from ... import plain as plain_call
 from ...court import Agent, Court
+from ...evidence import quote_choices
 from ...motion import Motion, from_phrase, motion_problems, parse
 from ..base import literal_pattern
 from .records import Defense, Exhibit, Prosecution
@@ -118,6 +119,13 @@ class Briefs:
     def quotable(court: Court) -> bool:
         """Whether there is evidence to quote: with none, the prosecutor argues and files no exhibit."""
         return bool(court.case.context)
+
+    @staticmethod
+    def advocate_quotes(court: Court) -> list[str]:
+        """The evidence's lines an advocate's quote may be decoded from under a grammar: none
+        from a flagged passage, none that only repeats the question."""
+        return [c for c in quote_choices(court.readable, question=court.case.question)
+                if "[flagged passage removed" not in c]
 
     def prosecution_text(self, prosecution: Prosecution | None, admitted: list[Exhibit] | None = None) -> str:
         """The prosecution as the defense reads it, and as it opens the jurors' and judge's record.
