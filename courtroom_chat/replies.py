@@ -116,6 +116,17 @@ def finished(text: str) -> str:
     return head.rstrip(",;:-\u2013\u2014 ") + "\u2026"
 
 
+def finished_item(text: str) -> str:
+    """A list item (an action) that ran into its length bound: a phrase needs no full stop, so
+    one without a whole sentence keeps its words and loses only a dangling comma or dash; one
+    that stops mid-sentence after a whole sentence ends at that sentence, as ``finished`` does."""
+    t = text.strip()
+    if not unfinished(t):
+        return t
+    short = finished(t)
+    return short if not short.endswith("\u2026") else t.rstrip(",;:-\u2013\u2014 ")
+
+
 # Prose that stops mid-sentence after at least one whole sentence: the code shortens it to that
 # sentence (``finished``) and the court does not ask the model again for it alone. On ICLR 2017
 # trials on the 1.5B (2026-11-25) every such field kept a whole sentence (90% of its text), and

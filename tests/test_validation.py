@@ -433,6 +433,17 @@ async def test_prose_with_a_whole_sentence_before_the_cut_is_shortened_without_a
     assert warning.agent == "judge" and "ends at its last whole sentence" in warning.message
 
 
+async def test_an_action_cut_at_its_bound_reaches_the_verdict_ended_at_its_sentence(scripted_settings):
+    """Seen on the 1.5B (2026-11-26): an action ran into its 250-character bound and the verdict
+    listed it ending "…better customer support,"."""
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    reply = judge("The prosecution wins. The defense loses. The jury agreed.") | {
+        "actions": ["Merge the fix. For example, we can then tell support and", "Watch the crash rate"]}
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": reply}, scripted_settings)
+    assert len([c for c in backend.calls if c.role == "judge"]) == 1
+    assert record.verdict.actions == ["Merge the fix.", "Watch the crash rate"]
+
+
 async def test_a_repair_asked_for_another_rule_also_names_the_shortened_field(scripted_settings):
     votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
     cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT, "actions": []}
@@ -460,6 +471,18 @@ def test_finished_shortens_at_a_sentence_or_a_word_never_mid_word():
     assert finished("This will result in a 38%") == "This will result in a…"
     assert finished("All tests pass. Two approvals. 12% of sessions cra") == "All tests pass. Two approvals."
     assert finished("Ends well.") == "Ends well."
+
+
+def test_an_action_cut_at_its_bound_ends_at_its_sentence_and_a_phrase_keeps_its_words():
+    from courtroom_chat.replies import finished_item
+
+    cut = ("We should consider other ranking strategies. For example, we can improve the results "
+           "and provide better customer support,")
+    assert finished_item(cut) == "We should consider other ranking strategies."
+    assert finished_item("Merge the PR") == "Merge the PR"  # an imperative phrase is not cut
+    assert finished_item("Record the decision and review it in two weeks,") == \
+        "Record the decision and review it in two weeks"
+    assert finished_item("  Tell the team.  ") == "Tell the team."
 
 
 async def test_the_judges_longest_reply_under_the_grammar_fits_its_token_cap(scripted_settings):

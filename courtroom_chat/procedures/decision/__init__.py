@@ -22,7 +22,7 @@ from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
 from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
-from ...replies import finished, text_class, text_pattern
+from ...replies import finished, finished_item, text_class, text_pattern
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern
 from . import present
 from .answer import POLARITY, confidences, evidence_confidence, key_terms, most_cited, vote_share
@@ -504,7 +504,7 @@ class DecisionCourt(Briefs, Procedure):
             # model, so it cannot contradict the decision or drift from the question.
             verdict = Verdict(
                 decision=decision, reasoning=finished(reply.reasoning), rationale=finished(reply.rationale),
-                actions=[a.strip() for a in reply.actions if a.strip()], confidence=reply.confidence,
+                actions=[finished_item(a) for a in reply.actions if a.strip()], confidence=reply.confidence,
                 answer=self.motion(court, prosecution).answer(POLARITY[decision]), evidence_confidence=score, evidence_basis=basis,
                 decided_by="jury" if majority else "judge",
             )
