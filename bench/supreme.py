@@ -13,12 +13,14 @@ Figures only: nothing here passes or fails.
     python bench/supreme.py --no-tally                       # the conference without the tally (issue 21)
     python bench/supreme.py --stop-when-stable --rounds 3    # early stop, tokens saved
     python bench/supreme.py --justices 3 --jurors 3 --runs 1 # a short smoke run
+    python bench/supreme.py --runs-dir RUNS --out rows.jsonl # keep each trial and its row as it ends
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -36,6 +38,7 @@ from courtroom_chat.engine import Trial  # noqa: E402
 from courtroom_chat.errors import CourtroomError  # noqa: E402
 from courtroom_chat.procedures import get  # noqa: E402
 from courtroom_chat.procedures.base import case_block  # noqa: E402
+from courtroom_chat.store import RunStore  # noqa: E402
 
 
 def summary(name: str, rows: list[dict]) -> None:
@@ -67,7 +70,10 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--no-tally", action="store_true", help="the conference sees positions without the tally")
     parser.add_argument("--stop-when-stable", action="store_true")
+    parser.add_argument("--runs-dir", type=Path, default=None, help="store each trial here (courtroom show opens it)")
+    parser.add_argument("--out", type=Path, default=None, help="append each trial's row to this JSONL file as it ends")
     args = parser.parse_args()
+    store = RunStore(args.runs_dir) if args.runs_dir else None
 
     params = {k: v for k, v in {"justices": args.justices, "jurors": args.jurors, "rounds": args.rounds}.items() if v}
     if args.no_tally:
@@ -88,7 +94,7 @@ async def main() -> None:
             await asyncio.get_running_loop().run_in_executor(None, lambda b=backend: b.runtime().server())
             started = time.perf_counter()
             try:
-                record = await Trial(case, settings, store=None, backends={"local": backend}).run()
+                record = await Trial(case, settings, store=store, backends={"local": backend}).run()
             except CourtroomError as exc:
                 record = exc.record  # type: ignore[attr-defined]
                 print(f"  trial {i}: FAILED: {exc}")
@@ -103,6 +109,9 @@ async def main() -> None:
                    "changed": flow.get("changed", 0), "toward": flow.get("toward", 0), "away": flow.get("away", 0),
                    "saved": flow.get("tokens_saved", 0)}
             rows.append(row)
+            if args.out:
+                with args.out.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps({"case": name, "trial": i, "run": record.run_id, "params": params, **row}) + "\n")
             print(f"  trial {i}: {row['decision'] or record.status} {(doc.get('bench') or {}).get('split', '')} | jury "
                   f"{row['jury']} ({'agrees' if row['agrees'] else 'differs'}) | changed {row['changed']} "
                   f"({row['toward']} toward, {row['away']} away) | facts verified "
