@@ -53,7 +53,7 @@ from .evidence import withhold as withhold_passage
 from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
-from .replies import SHORTENED, Problem, foreign_characters, latin_script, parse_reply
+from .replies import SHORTENED, Problem, finished, foreign_characters, latin_script, parse_reply, unrepeated
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
@@ -206,6 +206,17 @@ class Court:
         self.record.warnings.append(Warning(agent=agent, rule=rule, message=message))
         self.emit(WarningRaised(agent=agent, rule=rule, message=message,
                                 stage=stage or self._stage_of.get(agent, self._current)))
+
+    def prose(self, agent: str, field: str, text: str) -> str:
+        """A prose field as shown: a sentence written again word for word is shown once (with a
+        warning saying how many were left out; the reply as written stays in the record's
+        calls), and text that stops mid-sentence ends at its last whole sentence."""
+        kept, dropped = unrepeated(text)
+        if dropped:
+            self.warn(agent, "repeated_sentences", f"the {field.replace('_', ' ')} repeated {dropped} "
+                      f"sentence{'s' if dropped > 1 else ''} word for word; each is shown once (the reply as "
+                      "written is kept in the record)")
+        return finished(kept)
 
     @asynccontextmanager
     async def stage(self, name: str, title: str = "", planned: list[tuple[Agent, str]] | None = None, *,

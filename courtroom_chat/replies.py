@@ -116,6 +116,30 @@ def finished(text: str) -> str:
     return head.rstrip(",;:-\u2013\u2014 ") + "\u2026"
 
 
+_SENTENCE_GAP = re.compile(r"((?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+)")
+
+
+def unrepeated(text: str, min_words: int = 6) -> tuple[str, int]:
+    """``text`` without the sentences (of ``min_words`` words or more) that repeat an earlier
+    sentence of the same text word for word, case and punctuation aside; and how many were left
+    out. On the evidence-following cases (2026-11-26) the 1.5B judge wrote the same sentence two
+    or three times in one reasoning: 1,418 of the 3,162 repeated eight-word runs of 20 trials
+    were the judge's, and 595 of those went with its repeated sentences."""
+    parts = _SENTENCE_GAP.split(text)
+    seen: set[str] = set()
+    kept: list[str] = []
+    dropped = 0
+    for i in range(0, len(parts), 2):
+        sentence, gap = parts[i], parts[i + 1] if i + 1 < len(parts) else ""
+        key = " ".join(re.findall(r"\w+", sentence.lower()))
+        if len(key.split()) >= min_words and key in seen:
+            dropped += 1
+            continue
+        seen.add(key)
+        kept.append(sentence + gap)
+    return ("".join(kept).strip() if dropped else text), dropped
+
+
 def finished_item(text: str) -> str:
     """A list item (an action) that ran into its length bound: a phrase needs no full stop, so
     one without a whole sentence keeps its words and loses only a dangling comma or dash; one

@@ -444,6 +444,34 @@ async def test_an_action_cut_at_its_bound_reaches_the_verdict_ended_at_its_sente
     assert record.verdict.actions == ["Merge the fix.", "Watch the crash rate"]
 
 
+def test_a_sentence_written_again_word_for_word_is_left_out_and_counted():
+    from courtroom_chat.replies import unrepeated
+
+    text = ("The prosecution shows all 14 tickets were answered in 4 hours. The defense disputes the price. "
+            "All 14 tickets were answered within the 4 hours. the prosecution shows ALL 14 tickets were "
+            "answered in 4 hours! The jury voted 3 to 2.")
+    assert unrepeated(text) == ("The prosecution shows all 14 tickets were answered in 4 hours. The defense disputes "
+                                "the price. All 14 tickets were answered within the 4 hours. The jury voted 3 to 2.", 1)
+    assert unrepeated("Yes. Yes. Yes.") == ("Yes. Yes. Yes.", 0)  # short sentences may repeat
+    assert unrepeated("No repeats here at all in this one. None.") == ("No repeats here at all in this one. None.", 0)
+
+
+async def test_the_judge_repeating_a_sentence_shows_it_once_and_says_so(scripted_settings):
+    """Seen on the 1.5B (2026-11-26): a judge wrote "Moving away would take an estimated 3 months
+    of work." three times in one reasoning."""
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    again = "Moving away would take an estimated three months of work."
+    reply = judge(f"The prosecution wins. {again} The defense loses. {again} The jury agreed. {again}")
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": reply}, scripted_settings)
+    assert len([c for c in backend.calls if c.role == "judge"]) == 1  # not asked again for it
+    assert record.verdict.reasoning.count(again) == 1
+    assert record.verdict.reasoning == f"The prosecution wins. {again} The defense loses. The jury agreed."
+    warning = next(w for w in record.warnings if w.rule == "repeated_sentences")
+    assert warning.agent == "judge" and "repeated 2 sentences" in warning.message
+    judged = next(c for c in record.calls if c.role == "judge")
+    assert judged.response.count(again) == 3  # the reply as written is kept in the record
+
+
 async def test_a_repair_asked_for_another_rule_also_names_the_shortened_field(scripted_settings):
     votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
     cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT, "actions": []}

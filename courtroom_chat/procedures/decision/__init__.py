@@ -189,8 +189,8 @@ class DecisionCourt(Briefs, Procedure):
             if not fixed and motion_problems(court.case.question, motion):
                 court.warn("prosecutor", "motion", f"no motion could be formed from the question (the prosecutor wrote "
                            f"\"{motion}\"); the answer will be a plain Yes or No")
-            prosecution = Prosecution(motion=motion, case_statement=finished(reply.case_statement),
-                                      exhibits=exhibits, harm_analysis=finished(reply.harm_analysis))
+            prosecution = Prosecution(motion=motion, case_statement=court.prose(agent.name, "case_statement", reply.case_statement),
+                                      exhibits=exhibits, harm_analysis=court.prose(agent.name, "harm_analysis", reply.harm_analysis))
             data = prosecution.model_dump(mode="json")
             court.finish(agent, prosecution, markdown=present.prosecution_markdown(data), repaired=answer.repaired,
                          title="Prosecutor", line=f"prosecutor: for \"{present.shorten(prosecution.motion, 60)}\"")
@@ -258,11 +258,11 @@ class DecisionCourt(Briefs, Procedure):
                                      first=first, limit=room, attempt=2 if answer.repaired else 1,
                                      known={normalise_text(e.source_quote): e.number for e in prosecution.exhibits}, turned=turned)
             defense = Defense(
-                counter_argument=finished(reply.counter_argument),
+                counter_argument=court.prose(agent.name, "counter_argument", reply.counter_argument),
                 exhibits=own,
                 turned=sorted(set(turned)),
                 exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in in_order(reply.exhibit_challenges, numbers)],
-                harm_dispute=finished(reply.harm_dispute),
+                harm_dispute=court.prose(agent.name, "harm_dispute", reply.harm_dispute),
                 alternative=reply.alternative,
             )
             data = defense.model_dump(mode="json")
@@ -407,7 +407,7 @@ class DecisionCourt(Briefs, Procedure):
             else:
                 court.settle(agent, answer, skip={"juror_vote"})
                 juror.vote = VOTE_WORDS[label]  # type: ignore[assignment]
-                juror.reasoning = finished(answer.value.text())
+                juror.reasoning = finished(answer.value.text())  # jurors hardly repeat (3 runs in 20 trials)
                 juror.status = "voted"
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
@@ -503,7 +503,8 @@ class DecisionCourt(Briefs, Procedure):
             # The plain answer is built from the decision and the motion, never written by the
             # model, so it cannot contradict the decision or drift from the question.
             verdict = Verdict(
-                decision=decision, reasoning=finished(reply.reasoning), rationale=finished(reply.rationale),
+                decision=decision, reasoning=court.prose(agent.name, "reasoning", reply.reasoning),
+                rationale=court.prose(agent.name, "rationale", reply.rationale),
                 actions=[finished_item(a) for a in reply.actions if a.strip()], confidence=reply.confidence,
                 answer=self.motion(court, prosecution).answer(POLARITY[decision]), evidence_confidence=score, evidence_basis=basis,
                 decided_by="jury" if majority else "judge",
