@@ -123,6 +123,22 @@ async def test_a_type_given_against_the_transcript_is_followed_with_a_warning():
 # ---------------------------------------------------------------- the burden and the conference
 
 
+async def test_an_opinion_that_restates_the_burden_of_proof_is_no_prompt_leak():
+    """On the 1.5B (2026-11-26) justices named the standard in the burden's own words, and the
+    prompt-leak rule sent 18 of 18 opinions back, for nothing: the repairs said it again."""
+    restated = opinion("not guilty", standard="The burden of proof is beyond a reasonable doubt, and it rests on the "
+                       "prosecution; the circumstantial evidence leaves no reasonable explanation consistent with innocence "
+                       "unexamined, so a reasonable doubt remains.")
+    kept = restated | {"changed": False, "why": "The other opinions raised nothing the record does not answer."}
+    record, backend = await trial(script={f"justice-{n}": [restated, kept] for n in range(1, 10)})
+    assert not [w for w in record.warnings if w.rule == "prompt_leak"]
+    assert len([c for c in backend.calls if c.role == "justice"]) == 18  # two rounds, no repair
+    leaked = opinion("not guilty", evidence_analysis="Reply with one JSON object with the requested fields, nothing "
+                     "else, and weigh the testimony.")
+    _, backend = await trial(script={"justice-1": leaked})
+    assert len([c for c in backend.calls if c.agent == "justice-1"]) > 2  # other instructions still count
+
+
 @pytest.mark.parametrize(("case", "mine", "other"), [
     ("burglary", "BEYOND A REASONABLE DOUBT", "PREPONDERANCE"),
     ("negligence", "PREPONDERANCE OF THE EVIDENCE", "REASONABLE DOUBT"),

@@ -82,6 +82,10 @@ class Procedure:
     # evidence: the fixed-order control of ``courtroom eval --order-control``. Empty: no order
     # controls, and the eval refuses the switch for this procedure.
     fixed_order: ClassVar[dict[str, Any]] = {}
+    # Templates whose wording a reply may restate: a legal standard the agents are told to
+    # apply and to name (a justice's opinion states the burden of proof). The prompt-leak rule
+    # does not count them as the instructions' own words.
+    restatable: ClassVar[tuple[str, ...]] = ()
     # The same parameters set so each agent reads its own seeded order: the control's other arm
     # when the procedure is configured to read in one order.
     shuffled_order: ClassVar[dict[str, Any]] = {}
@@ -117,11 +121,11 @@ class Procedure:
 
     def instructions(self) -> list[str]:
         """The procedure's own wording, unrendered: every template in its prompts folder and the
-        shared ones. The runtime flags replies that repeat it (a prompt leak)."""
+        shared ones but ``restatable``. The runtime flags replies that repeat it (a prompt leak)."""
         texts = []
         for folder in (self.folder(), prompts.shared()):
             for entry in folder.iterdir():
-                if entry.name.endswith(".md") and entry.name != "case.md":
+                if entry.name.endswith(".md") and entry.name != "case.md" and entry.name not in self.restatable:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 

@@ -98,6 +98,10 @@ class SupremeCourt(Procedure):
     description = ("Justices from a spectrum of judicial philosophies write opinions, then confer anonymously; "
                    "a jury decides the facts; a why trace quotes and verifies every fact.")
     stages = (("opinions", "Opinions"), ("conference", "Conference"), ("jury", "Jury"), ("why", "Why trace"))
+    # Every opinion names the standard it applied. Counted as a prompt leak, the burden's own
+    # words cost 24 repairs in a 56-call trial of the burglary case on the 1.5B (2026-11-26),
+    # and the repaired replies said it again (18 justices' warnings).
+    restatable = ("burden_criminal.md", "burden_civil.md")
     roles = (
         Role("justice", "Justice", OpinionReply, numbered=True, max_tokens=700, expected_output_tokens=260,
              description="writes an opinion, then reconsiders it at the conference"),
