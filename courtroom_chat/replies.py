@@ -93,7 +93,10 @@ FOREIGN = "\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 _FOREIGN = re.compile(f"[{FOREIGN}]")
 
 
-_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+_STOP, _CLOSE = r"[.!?\u2026]", r"[\"'\u201d\u2019)\]]*"
+_END = _STOP + _CLOSE  # a sentence's end: its stop, and any closing quote or bracket
+_SENTENCE_END = re.compile(_END + "$")
+_DANGLING = ",;:-\u2013\u2014 "  # what a cut phrase may end on
 
 
 def unfinished(text: str) -> bool:
@@ -109,14 +112,14 @@ def finished(text: str) -> str:
     t = text.strip()
     if not unfinished(t):
         return t
-    ends = [m.end() for m in re.finditer(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s)", t)]
+    ends = [m.end() for m in re.finditer(_END + r"(?=\s)", t)]
     if ends:
         return t[:ends[-1]]
     head = t.rsplit(None, 1)[0] if " " in t else t
-    return head.rstrip(",;:-\u2013\u2014 ") + "\u2026"
+    return head.rstrip(_DANGLING) + "\u2026"
 
 
-_SENTENCE_GAP = re.compile(r"((?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+)")
+_SENTENCE_GAP = re.compile(f"((?<={_STOP}){_CLOSE}\\s+)")
 
 
 def unrepeated(text: str, min_words: int = 6) -> tuple[str, int]:
@@ -131,8 +134,9 @@ def unrepeated(text: str, min_words: int = 6) -> tuple[str, int]:
     dropped = 0
     for i in range(0, len(parts), 2):
         sentence, gap = parts[i], parts[i + 1] if i + 1 < len(parts) else ""
-        key = " ".join(re.findall(r"\w+", sentence.lower()))
-        if len(key.split()) >= min_words and key in seen:
+        said = re.findall(r"\w+", sentence.lower())
+        key = " ".join(said)
+        if len(said) >= min_words and key in seen:
             dropped += 1
             continue
         seen.add(key)
@@ -148,7 +152,7 @@ def finished_item(text: str) -> str:
     if not unfinished(t):
         return t
     short = finished(t)
-    return short if not short.endswith("\u2026") else t.rstrip(",;:-\u2013\u2014 ")
+    return short if not short.endswith("\u2026") else t.rstrip(_DANGLING)
 
 
 # Prose that stops mid-sentence after at least one whole sentence: the code shortens it to that
