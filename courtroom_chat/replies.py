@@ -144,6 +144,23 @@ def unrepeated(text: str, min_words: int = 6) -> tuple[str, int]:
     return ("".join(kept).strip() if dropped else text), dropped
 
 
+def finished_parts(text: str, heads: list[str], high: int) -> str:
+    """Prose decoded under a grammar of fixed heads, each part but the last bounded to ``high``
+    characters and closed by the head after it (the judge's "The prosecution …. The defense ….
+    The jury …"). At its bound the grammar closes a part mid-word with the next head's full stop,
+    so a part that ran into it ends at its last whole sentence instead (or its last whole word
+    with "…"), as ``finished`` ends a field. Text of another shape is returned as it is."""
+    shape = "".join(f"{re.escape(head)}(.+?)" for head in heads[:-1]) + re.escape(heads[-1]) + "(.*)"
+    m = re.fullmatch(shape, text.strip(), re.S)
+    if not m:
+        return text
+    out = heads[0]
+    for i, part in enumerate(m.groups()[:-1]):
+        cut = len(part) >= high and unfinished(part)
+        out += (finished(part) + heads[i + 1].lstrip(".!?")) if cut else part + heads[i + 1]
+    return out + m.groups()[-1]
+
+
 def finished_item(text: str) -> str:
     """A list item (an action) that ran into its length bound: a phrase needs no full stop, so
     one without a whole sentence keeps its words and loses only a dangling comma or dash; one

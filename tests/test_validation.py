@@ -513,6 +513,43 @@ def test_an_action_cut_at_its_bound_ends_at_its_sentence_and_a_phrase_keeps_its_
     assert finished_item("  Tell the team.  ") == "Tell the team."
 
 
+def test_a_part_closed_at_its_bound_by_the_grammar_ends_at_its_last_sentence():
+    from courtroom_chat.replies import finished_parts
+
+    heads = ["The prosecution ", ". The defense ", ". The jury "]
+    cut = "argues the cost. It says the cost is high and the team is sma"  # the grammar's stop follows
+    text = f"The prosecution shows the tests pass. The defense {cut}. The jury agreed."
+    assert finished_parts(text, heads, len(cut)) == \
+        "The prosecution shows the tests pass. The defense argues the cost. The jury agreed."
+    assert finished_parts(text, heads, 700) == text  # short of its bound: as written
+    no_sentence = "argues the cost is high and the team is sma"
+    assert finished_parts(f"The prosecution wins. The defense {no_sentence}. The jury agreed.", heads,
+                          len(no_sentence)) == "The prosecution wins. The defense argues the cost is high and the team is\u2026 The jury agreed."
+    assert finished_parts("Another shape entirely.", heads, 5) == "Another shape entirely."
+
+
+async def test_the_judges_reasoning_cut_mid_word_at_a_parts_bound_ends_at_its_sentence(scripted_settings):
+    """Seen on the 1.5B (2026-11-26): a judge repeating itself filled the defense's part of its
+    reasoning to the grammar's 700 characters, and the grammar closed it mid-word."""
+    from courtroom_chat.procedures.decision import JUDGE_PART
+
+    class GrammarScripted(ScriptedBackend):
+        constrained_decoding = True
+
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    said = "says the fix may hide other failures in the client. "
+    words = " ".join(f"Point {i} of the defense is weak." for i in range(60))
+    part = (said + words)[:JUDGE_PART]
+    assert not part.endswith(".")  # cut mid-sentence where the bound fell
+    reply = judge(f"The prosecution shows the tests pass. The defense {part}. The jury agreed.")
+    backend = GrammarScripted(script={"prosecutor": prosecution(), **votes, "judge": reply})
+    record = await Trial(case(), scripted_settings, store=None, backends={"scripted": backend}).run()
+    reasoning = record.verdict.reasoning
+    assert reasoning.startswith("The prosecution shows the tests pass. The defense says the fix may hide")
+    assert reasoning.endswith("is weak. The jury agreed.") and ". ." not in reasoning
+    assert len([c for c in backend.calls if c.role == "judge"]) == 1  # not asked again for it
+
+
 async def test_the_judges_longest_reply_under_the_grammar_fits_its_token_cap(scripted_settings):
     """The grammar's bounds and the judge's max_tokens agree: a judge who writes every field to
     its bound still closes its JSON (the 0.5B cut at the cap twice when the bounds were raised

@@ -22,7 +22,7 @@ from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
 from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
-from ...replies import finished, finished_item, text_class, text_pattern
+from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern
 from . import present
 from .answer import POLARITY, confidences, evidence_confidence, key_terms, most_cited, vote_share
@@ -46,6 +46,12 @@ from .parameters import PERSONAS, Parameters
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
 from .rules import defense_problems, in_order, judge_problems, juror_problems, prosecutor_problems, quote_problems
 from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
+
+# Characters in each side's part of the judge's reasoning under a grammar: well above what the
+# prompt asks for. A judge that repeats itself reaches it, and the grammar then closes the part
+# mid-word (1 cut word in 20 evidence-following trials, 2026-11-26); finished_parts ends it at
+# its last whole sentence.
+JUDGE_PART = 700
 
 
 class DecisionCourt(Briefs, Procedure):
@@ -476,7 +482,8 @@ class DecisionCourt(Briefs, Procedure):
             "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             # Bounds well above what the prompt asks for, so a sentence ends where the model ends it.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,700}}[.] The defense {text}{{10,700}}[.]{on_jury}{text}{{5,500}}$"}
+            "reasoning": {"pattern": f"^The prosecution {text}{{10,{JUDGE_PART}}}[.] The defense {text}{{10,{JUDGE_PART}}}[.]"
+                                     f"{on_jury}{text}{{5,500}}$"}
             if grammar else {"maxLength": 2400},
             # Not asked for: the plain answer is built from the decision and the motion. Left in the
             # schema, the grammar made the model write it anyway, unbounded (a 0.5B judge ran out
@@ -503,7 +510,9 @@ class DecisionCourt(Briefs, Procedure):
             # The plain answer is built from the decision and the motion, never written by the
             # model, so it cannot contradict the decision or drift from the question.
             verdict = Verdict(
-                decision=decision, reasoning=court.prose(agent.name, "reasoning", reply.reasoning),
+                decision=decision, reasoning=court.prose(agent.name, "reasoning", finished_parts(
+                    reply.reasoning, ["The prosecution ", ". The defense ", "." + on_jury], JUDGE_PART) if grammar
+                    else reply.reasoning),
                 rationale=court.prose(agent.name, "rationale", reply.rationale),
                 actions=[finished_item(a) for a in reply.actions if a.strip()], confidence=reply.confidence,
                 answer=self.motion(court, prosecution).answer(POLARITY[decision]), evidence_confidence=score, evidence_basis=basis,
