@@ -142,6 +142,28 @@ async def test_a_role_break_and_a_repeat_are_repaired_once_with_the_reason():
     assert not record.warnings  # both repaired
 
 
+async def test_announcing_the_discipline_and_the_rights_in_the_templates_words_is_no_prompt_leak():
+    """The stenographer's and the judge's opening turns state the rules and rights their
+    instructions list; counted as prompt leaks, each would be sent back for repair."""
+    said = {"discipline": "All rise. The rules of court discipline: only those given the floor may speak; no "
+                          "recording, phones off, no disturbance, and respect for the court. The parties are present.",
+            "open": "The defendant has the right to apply for recusal, to defend themself and be defended, to "
+                    "present evidence, and to make a final statement. Do you understand?"}
+
+    def announce(request):
+        kind = request.inputs.get("kind")
+        return {"text": said[kind]} if kind in said else None
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(announce))
+    assert not [c for c in record.calls if c.attempt == 2 and c.agent in ("stenographer", "judge")]
+    assert not [w for w in record.warnings if w.rule == "prompt_leak"]
+    texts = [e.text for e in entries(record)]
+    assert said["discipline"] in texts and said["open"] in texts
+    from courtroom_chat.injection import prompt_leaks
+    leaked = '{"text": "Reply with one JSON object with the requested fields, nothing else."}'
+    assert prompt_leaks(leaked, get("criminal").instructions(), min_words=6)  # other instructions still count
+
+
 def test_turn_rules_catch_vague_and_off_focus_turns():
     vague = turn_problems("请你详细说明一下案件的经过。", "prosecution", [], threshold=0.85, kind="question", zh=True)
     assert [p.rule for p in vague] == ["vague_question"]

@@ -59,6 +59,11 @@ class CriminalTrial(Procedure):
     stages = (("preparation", "Trial preparation"), ("investigation", "Court investigation"),
               ("evidence", "Presentation of evidence"), ("debate", "Court debate"),
               ("final_statement", "Defendant's final statement"), ("judgment", "Judgment"))
+    # The stenographer announces the rules of court discipline and the judge explains the
+    # defendant's rights: saying them is the task, so their templates' words are no prompt
+    # leak (as the supreme court's burden of proof). Counted, a plain announcement such as "no
+    # recording, phones off, no disturbance" was sent back for repair every time.
+    restatable = ("discipline.md", "open.md")
     roles = (
         Role("judge", "Judge", JudgmentReply, max_tokens=1500, expected_output_tokens=500,
              description="presides, hosts each stage, writes the judgment"),
