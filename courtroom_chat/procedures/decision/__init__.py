@@ -469,6 +469,8 @@ class DecisionCourt(Briefs, Procedure):
 
         text = text_class(court.latin)  # any character of a JSON string but a quote or an escape
         on_jury = " The jury was split " if split else " The jury "
+        # The reasoning's parts under a grammar: each head, then between low and high characters.
+        parts = [("The prosecution ", 10, JUDGE_PART), (". The defense ", 10, JUDGE_PART), ("." + on_jury, 5, 500)]
         grammar = agent.constrained
 
         def prose(low: int, high: int) -> dict[str, Any]:
@@ -482,8 +484,8 @@ class DecisionCourt(Briefs, Procedure):
             "decision": {"enum": choices},
             # Under a grammar, the reasoning names both sides and the jury, in that order.
             # Bounds well above what the prompt asks for, so a sentence ends where the model ends it.
-            "reasoning": {"pattern": f"^The prosecution {text}{{10,{JUDGE_PART}}}[.] The defense {text}{{10,{JUDGE_PART}}}[.]"
-                                     f"{on_jury}{text}{{5,500}}$"}
+            "reasoning": {"pattern": "^" + "".join(f"{head.replace('.', '[.]')}{text}{{{low},{high}}}"
+                                                   for head, low, high in parts) + "$"}
             if grammar else {"maxLength": 2400},
             # Not asked for: the plain answer is built from the decision and the motion. Left in the
             # schema, the grammar made the model write it anyway, unbounded (a 0.5B judge ran out
@@ -511,7 +513,7 @@ class DecisionCourt(Briefs, Procedure):
             # model, so it cannot contradict the decision or drift from the question.
             verdict = Verdict(
                 decision=decision, reasoning=court.prose(agent.name, "reasoning", finished_parts(
-                    reply.reasoning, ["The prosecution ", ". The defense ", "." + on_jury], JUDGE_PART) if grammar
+                    reply.reasoning, [head for head, _, _ in parts], JUDGE_PART) if grammar
                     else reply.reasoning),
                 rationale=court.prose(agent.name, "rationale", reply.rationale),
                 actions=[finished_item(a) for a in reply.actions if a.strip()], confidence=reply.confidence,
