@@ -12,6 +12,7 @@ Figures only: nothing here passes or fails.
     python bench/supreme.py --model qwen2.5-coder-0.5b --runs 10
     python bench/supreme.py --no-tally                       # the conference without the tally (issue 21)
     python bench/supreme.py --stop-when-stable --rounds 3    # early stop, tokens saved
+    python bench/supreme.py --peer-order shared              # one digest every justice reads (prompt cache)
     python bench/supreme.py --justices 3 --jurors 3 --runs 1 # a short smoke run
     python bench/supreme.py --runs-dir RUNS --out rows.jsonl # keep each trial and its row as it ends
 """
@@ -70,6 +71,8 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--no-tally", action="store_true", help="the conference sees positions without the tally")
     parser.add_argument("--stop-when-stable", action="store_true")
+    parser.add_argument("--peer-order", choices=["own", "shared"], default=None,
+                        help="the conference's opinions in each justice's own order, or one order all read")
     parser.add_argument("--runs-dir", type=Path, default=None, help="store each trial here (courtroom show opens it)")
     parser.add_argument("--out", type=Path, default=None, help="append each trial's row to this JSONL file as it ends")
     args = parser.parse_args()
@@ -80,6 +83,8 @@ async def main() -> None:
         params["show_tally"] = False
     if args.stop_when_stable:
         params["stop_when_stable"] = True
+    if args.peer_order:
+        params["peer_order"] = args.peer_order
     settings = Settings().with_backend(f"local:{args.model}").with_params("supreme", params)
     print(f"model {args.model}; [procedures.supreme] {settings.procedure_params('supreme').model_dump()}")
     for name in args.cases:

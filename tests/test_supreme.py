@@ -164,6 +164,26 @@ async def test_the_conference_reads_the_tally_and_anonymised_summaries():
     assert record.outputs["verdict"]["conformity"]["changed"] == 4
 
 
+async def test_a_shared_peer_order_gives_every_justice_the_same_digest_and_names_its_own_letter():
+    """``peer_order = "shared"``: one seeded order of all nine opinions, the same text for every
+    justice up to its own part, so a local model reads the digest once, not nine times."""
+    script = {f"justice-{n}": [opinion("guilty" if n <= 4 else "not guilty", 0.6 + n / 100), held("not guilty")]
+              for n in range(1, 10)}
+    record, backend = await trial(script=script, peer_order="shared")
+    conference = prompts(backend, "justice", "ROUND 2")
+    heads = {p.split("YOUR OPINION IN ROUND")[0] for p in conference.values()}
+    assert len(conference) == 9 and len(heads) == 1  # one shared prefix
+    head = heads.pop()
+    assert "Every justice's opinion from round 1 is below, yours among them" in head
+    entries = dict(re.findall(r"^- Justice ([A-I]) \((?:guilty|not guilty), confidence ([\d.]+)\)", head, re.M))
+    assert sorted(entries) == list("ABCDEFGHI")  # all nine, the justice's own among them
+    assert not re.search(r"Justice \d|justice-\d", head)  # still no seat numbers
+    for agent, prompt in conference.items():
+        mine = re.search(r"YOUR OPINION IN ROUND 1 \(Justice ([A-I]) above\)", prompt).group(1)
+        assert float(entries[mine]) == round(0.6 + int(agent.split("-")[1]) / 100, 2), agent
+    assert record.outputs["verdict"]["conformity"]["changed"] == 4
+
+
 async def test_a_peer_naming_its_own_philosophy_is_withheld_at_the_conference():
     script = {f"justice-{n}": [opinion("guilty", evidence_analysis="As a strict constructionist I read the statute "
                                        "narrowly; a broad interpreter would not."), held("guilty")] for n in range(1, 4)}

@@ -27,6 +27,17 @@ def peers(court: Court, me: str, previous: dict[str, Any], round_: int, title: s
     return [(f"{title} {letter(i)}", previous[k]) for i, k in enumerate(others)]
 
 
+def shared_peers(court: Court, me: str, previous: dict[str, Any], round_: int, title: str) -> tuple[list[tuple[str, Any]], str]:
+    """Every member's entry of the previous round, ``me``'s own among them, under letters in one
+    order the run's seed fixes for the whole round; and the letter of ``me``'s own. Every member
+    reads the same list, so a prompt that puts it before anything member-specific shares its
+    prefix, and a local model reads it once instead of once per member."""
+    order = list(previous)
+    court.rng("bench", f"peers@{round_}").shuffle(order)
+    named = [(f"{title} {letter(i)}", previous[k]) for i, k in enumerate(order)]
+    return named, (named[order.index(me)][0] if me in order else "")
+
+
 def conformity(before: dict[str, str], after: dict[str, str], previous_majority: str,
                side: Callable[[str], str], *, who: str = "member") -> dict[str, Any]:
     """Who changed between two rounds, and whether toward or away from ``previous_majority``
@@ -55,4 +66,4 @@ def stop_reason(round_: int, left: int, votes: dict[str, str], moves: list[dict[
     return ""
 
 
-__all__ = ["conformity", "letter", "peers", "stop_reason"]
+__all__ = ["conformity", "letter", "peers", "shared_peers", "stop_reason"]

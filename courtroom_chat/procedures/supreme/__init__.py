@@ -63,6 +63,11 @@ class Parameters(BaseModel):
                                                       "first round is unanimous), and report the tokens saved")
     show_tally: bool = Field(True, description="Show the conference the tally and confidences (off: only the "
                                                "peers' positions, anonymised)")
+    peer_order: Literal["own", "shared"] = Field("own", description="The conference's opinions: the others in each "
+                                                                    "justice's own seeded order (own), or all of them, "
+                                                                    "the justice's own among them, in one seeded order "
+                                                                    "every justice reads (shared: a local model reads "
+                                                                    "them once, not once per justice)")
     jurors: int = Field(12, ge=1, le=25, description="Jurors seated")
     criminal_rule: Literal["unanimous", "majority"] = Field("unanimous", description="Criminal jury: unanimity (else "
                                                                                      "hung) or a simple majority")
@@ -163,15 +168,22 @@ class SupremeCourt(Procedure):
 
     def conference_prompt(self, court: Court, standard: Standard, n: int, round_: int,
                           previous: dict[str, dict[str, Any]]) -> str:
-        """Round ``round_``: the other opinions under letters in this justice's own seeded order."""
+        """Round ``round_``: the other opinions under letters in this justice's own seeded order, or
+        (``peer_order = "shared"``) every opinion in one order, the same text for every justice."""
         me = f"justice-{n}"
-        peers = deliberation.peers(court, me, previous, round_, "Justice")
+        if court.params.peer_order == "shared":
+            peers, mine = deliberation.shared_peers(court, me, previous, round_, "Justice")
+            below = f"Every justice's opinion from round {round_ - 1} is below, yours among them, under letters (not their seats)."
+        else:
+            peers, mine = deliberation.peers(court, me, previous, round_, "Justice"), ""
+            below = f"The other justices' opinions from round {round_ - 1} are below, under letters (not their seats)."
         own = previous.get(me)
         name, _ = court.params.seat(n)
         return self.render(
             "conference", burden=self.burden(standard), round=round_, previous=round_ - 1, yes=standard.yes,
             no=standard.no, digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1,
                                                    court.params.philosophies()),
+            opinions_below=below, mine=f" ({mine} above)" if mine else "",
             own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
             if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))

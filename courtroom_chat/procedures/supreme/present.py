@@ -35,8 +35,8 @@ def redact(text: str, philosophies: list[str]) -> str:
 def digest(peers: list[tuple[str, dict[str, Any]]], everyone: list[dict[str, Any]], show_tally: bool,
            labels: list[str], round_: int, philosophies: list[str] | None = None) -> str:
     """What a justice reads at the conference: the whole bench's tally and confidences (unless
-    hidden) and each other opinion's key points, under letters in this justice's own order, with
-    any philosophy named in them withheld."""
+    hidden) and each opinion's key points under letters (the others in this justice's own order,
+    or all in one shared order), with any philosophy named in them withheld."""
     lines = []
     if show_tally:
         lines.append(f"TALLY OF ROUND {round_}: " + tally_text(everyone, labels, with_confidence=True))
