@@ -173,10 +173,9 @@ class SupremeCourt(Procedure):
         me = f"justice-{n}"
         if court.params.peer_order == "shared":
             peers, mine = deliberation.shared_peers(court, me, previous, round_, "Justice")
-            below = f"Every justice's opinion from round {round_ - 1} is below, yours among them, under letters (not their seats)."
         else:
             peers, mine = deliberation.peers(court, me, previous, round_, "Justice"), ""
-            below = f"The other justices' opinions from round {round_ - 1} are below, under letters (not their seats)."
+        below = self.render(f"peers_{court.params.peer_order}", previous=round_ - 1)
         own = previous.get(me)
         name, _ = court.params.seat(n)
         return self.render(
