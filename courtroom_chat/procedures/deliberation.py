@@ -24,7 +24,7 @@ def peers(court: Court, me: str, previous: dict[str, Any], round_: int, title: s
     in an order of ``me``'s own fixed by the run's seed."""
     others = [k for k in previous if k != me]
     court.rng(me, f"peers@{round_}").shuffle(others)
-    return [(f"{title} {letter(i)}", previous[k]) for i, k in enumerate(others)]
+    return _lettered(others, previous, title)
 
 
 def shared_peers(court: Court, me: str, previous: dict[str, Any], round_: int, title: str) -> tuple[list[tuple[str, Any]], str]:
@@ -34,8 +34,12 @@ def shared_peers(court: Court, me: str, previous: dict[str, Any], round_: int, t
     prefix, and a local model reads it once instead of once per member."""
     order = list(previous)
     court.rng("bench", f"peers@{round_}").shuffle(order)
-    named = [(f"{title} {letter(i)}", previous[k]) for i, k in enumerate(order)]
+    named = _lettered(order, previous, title)
     return named, (named[order.index(me)][0] if me in order else "")
+
+
+def _lettered(order: list[str], previous: dict[str, Any], title: str) -> list[tuple[str, Any]]:
+    return [(f"{title} {letter(i)}", previous[k]) for i, k in enumerate(order)]
 
 
 def conformity(before: dict[str, str], after: dict[str, str], previous_majority: str,
