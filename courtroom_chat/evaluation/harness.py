@@ -14,7 +14,7 @@ from ..config import Settings, load_settings
 from ..errors import InputError
 from ..store import RunStore
 from . import datasets, report
-from .methods import BASELINES
+from .methods import BASELINES, COURT_METHODS
 from .runner import Plan, Reporter, Results, Runner, eval_id, mirror_question, selected_rows, settings_models
 
 
@@ -59,6 +59,8 @@ def _methods(procedure: str | None, baselines: Sequence[str], order_control: boo
     if unknown:
         raise InputError(f"unknown baseline '{unknown[0]}'; use {' or '.join(BASELINES)} (or none)")
     arm = [order_arm(procedure, settings or Settings())] if order_control and procedure else []
+    if procedure:  # decisions the trial makes beside its verdict (the classification court's other way)
+        arm += list(get(procedure).arms((settings or Settings()).procedure_params(procedure)))
     methods = (["court"] if procedure else []) + arm + chosen
     if not methods:
         raise InputError("nothing to evaluate: give a --procedure, a --baseline, or both")
@@ -93,7 +95,8 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
             if settings.model_for(role).backend != "anthropic":
                 raise InputError("--batch uses Anthropic's Message Batches API; use --backend anthropic")
     mirrors = {item.id: mirror_question(item) for item in items} if mirror else {}
-    return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors, fragility)
+    arms = tuple(m for m in methods if m not in COURT_METHODS and m not in BASELINES)  # read from the court's trial
+    return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors, fragility, arms)
 
 
 def _settings(settings: Settings | None, config: str | Path | None, backend: str | None,

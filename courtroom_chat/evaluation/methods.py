@@ -33,7 +33,7 @@ from ..cost import call_cost
 from ..errors import CourtroomError
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
-from ..records import RunRecord
+from ..records import RunRecord, Usage
 from ..replies import Confident, renamed
 from ..store import RunStore
 from ..throttle import Pacer
@@ -88,11 +88,10 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     whose answers have a shape of their own (``yes_no=False``: a judgment) the label is the
     outcome's own (a charge), and the outcome's data comes along in ``details["data"]``.
     """
-    usage = record.usage()
-    cost = record.cost_usd if record.cost_known else None
-    spent = dict(run_id=record.run_id, cost_usd=cost, calls=len(record.calls), input_tokens=usage.prompt_tokens,
-                 output_tokens=usage.output_tokens, seconds=record.duration_ms / 1000)
     outcome = record.outcome
+    arms = (outcome.data.get("arms") or {}) if outcome is not None else {}
+    arm_only = {agent for arm in arms.values() for agent in arm.get("only", [])}
+    spent = spent_on(record, arm_only)
     if outcome is None:
         return Prediction(None, "failed", error=record.error or f"no outcome (status {record.status})", **spent)
     if labels:
@@ -106,11 +105,42 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     details = {"decided_by": outcome.decided_by, "answer": outcome.answer, "split": outcome.data.get("split"),
                **{k: outcome.data[k] for k in ("mirror", "fragility", "ambiguous", "conformity")
                   if k in outcome.data}}
+    if arms:  # decided beside the verdict in the same trial: each an evaluation method of its own
+        details["arms"] = {name: {"label": label_of(arm["label"], labels) if labels else
+                                  {"yes": YES, "no": NO}.get(str(arm["label"]).lower()) if yes_no else arm["label"],
+                                  "split": arm.get("split"),
+                                  "spent": spent_on(record, (arm_only - set(arm.get("only", []))) | set(arm.get("without", [])))}
+                           for name, arm in arms.items()}
     if not yes_no:
-        details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility")}
+        details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility", "arms")}
     elif answers := juror_answers(record):
         details["juror_answers"] = answers
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
+
+
+def spent_on(record: RunRecord, without: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """What the trial cost, leaving out the calls of the agents named in ``without`` (the calls
+    of a decision made beside the verdict in the same trial): calls, tokens, dollars, and the
+    wall time less those calls' own seconds (the embedded model runs one call at a time)."""
+    kept = [c for c in record.calls if c.agent not in without]
+    usage = sum((c.usage for c in kept), Usage())
+    dropped = sum(c.seconds for c in record.calls if c.agent in without)
+    costs = [c.cost_usd for c in kept]
+    if without:
+        cost = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+    else:
+        cost = record.cost_usd if record.cost_known else None
+    return dict(run_id=record.run_id, cost_usd=cost, calls=len(kept), input_tokens=usage.prompt_tokens,
+                output_tokens=usage.output_tokens, seconds=max(0.0, record.duration_ms / 1000 - dropped))
+
+
+def arm_prediction(court: Prediction, name: str) -> Prediction:
+    """The prediction of a decision the court's trial made beside its verdict (``details["arms"]``)."""
+    arm = court.details["arms"][name]
+    return Prediction(arm["label"], "decided" if arm["label"] else "undecided",
+                      details={"arm_of": court.run_id, "split": arm.get("split"),
+                               **{k: court.details[k] for k in ("ambiguous",) if k in court.details}},
+                      **arm["spent"])
 
 
 def juror_answers(record: RunRecord) -> list[str | None]:
@@ -143,13 +173,16 @@ def court_settings(settings: Settings, procedure: str, method: str) -> Settings:
 
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,
                     backends: dict[str, Backend] | None, labels: Sequence[str] | None = None,
-                    fragility: bool = False, yes_no: bool = True, pacer: Pacer | None = None) -> Prediction:
+                    fragility: bool = False, yes_no: bool = True, pacer: Pacer | None = None,
+                    seed: int | None = None) -> Prediction:
     """One trial; a failed trial is a failed prediction that still links to its saved record.
-    With ``fragility`` the trial also decides again without its most-cited evidence.
-    (The engine takes no sampling seed yet; the item's seed is kept in the evaluation's results.)"""
+    With ``fragility`` the trial also decides again without its most-cited evidence. ``seed``
+    (the item's, in an evaluation) is the trial's: its draws (the agents' orders, the sides,
+    random precedents) come out the same when the item is run again; without it the run id seeds them."""
     from ..engine import Trial
 
-    trial = Trial(case, settings, procedure=procedure, store=store, backends=backends, fragility=fragility, pacer=pacer)
+    trial = Trial(case, settings, procedure=procedure, store=store, backends=backends, fragility=fragility, pacer=pacer,
+                  seed=seed)
     try:
         record = await trial.run()
     except CourtroomError as exc:

@@ -28,7 +28,16 @@ from ..errors import InputError
 from ..motion import motion_for
 from ..store import RunStore
 from .datasets import NO, YES, Dataset, Item, stable_seed
-from .methods import BASELINES, COURT_METHODS, Baselines, Prediction, court_settings, run_baseline, run_court
+from .methods import (
+    BASELINES,
+    COURT_METHODS,
+    Baselines,
+    Prediction,
+    arm_prediction,
+    court_settings,
+    run_baseline,
+    run_court,
+)
 
 FRAMINGS = ("asked", "mirror")
 
@@ -67,6 +76,7 @@ class Plan:
     retry_failed: bool = False
     mirror_questions: dict[str, str] = field(default_factory=dict)
     fragility: bool = False  # court trials also decide again without their most-cited evidence
+    arms: tuple[str, ...] = ()  # methods read from the court's own trial (decided beside its verdict), never run alone
 
     def units(self) -> list[Unit]:
         framings = FRAMINGS if self.mirror else FRAMINGS[:1]
@@ -246,13 +256,20 @@ class Runner:
                     prediction = await run_court(unit.case(), settings=court_settings(self.settings, procedure, unit.method),
                                                  procedure=procedure, store=self.store, backends=self.backends,
                                                  labels=labels, fragility=self.plan.fragility,
-                                                 yes_no=self.plan.dataset.yes_no, pacer=pool.pacer)
+                                                 yes_no=self.plan.dataset.yes_no, pacer=pool.pacer, seed=unit.seed)
                 else:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
+            if unit.method == "court":
+                for arm in self.plan.arms:
+                    self.record(dataclasses.replace(unit, method=arm, seed=stable_seed(self.plan.seed, unit.item.id, arm, unit.framing)),
+                                arm_prediction(prediction, arm) if arm in prediction.details.get("arms", {})
+                                else Prediction(None, "failed", run_id=prediction.run_id,
+                                                error=prediction.error or f"the trial made no {arm} decision"), units)
             self.record(unit, prediction, units)
 
+        arms = set(self.plan.arms)  # an arm's row is written with its court trial's, never run alone
         batched = [u for u in todo if self.plan.batch and u.method in BASELINES]
-        jobs = [one(u) for u in todo if not (self.plan.batch and u.method in BASELINES)]
+        jobs = [one(u) for u in todo if u.method not in arms and not (self.plan.batch and u.method in BASELINES)]
         if batched:
             from .batch import run_batch
 

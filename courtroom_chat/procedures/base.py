@@ -90,6 +90,12 @@ class Procedure:
     # when the procedure is configured to read in one order.
     shuffled_order: ClassVar[dict[str, Any]] = {}
 
+    def arms(self, params: BaseModel) -> tuple[str, ...]:
+        """Decisions a trial under ``params`` makes beside its verdict, each an evaluation method of
+        its own read from the same record (the outcome's ``data["arms"]``: per arm its label and
+        the agents only it used, ``only``, and the verdict's own it did without, ``without``)."""
+        return ()
+
     async def run(self, court: Court) -> None:
         raise NotImplementedError
 
@@ -100,11 +106,12 @@ class Procedure:
     # ---------------------------------------------------------------- declared vocabulary
 
     def role(self, agent_or_role: str) -> Role | None:
-        """The role of a role name, an alias, or a numbered agent name (``justice-3``)."""
+        """The role of a role name, an alias, or a numbered agent name (``justice-3``, or
+        ``judge-2-sequential`` for a seat on a second bench)."""
         for role in self.roles:
             if agent_or_role == role.name or agent_or_role in role.aliases:
                 return role
-            if role.numbered and re.fullmatch(rf"{re.escape(role.name)}-\d+", agent_or_role):
+            if role.numbered and re.fullmatch(rf"{re.escape(role.name)}-\d+(-[a-z]+)?", agent_or_role):
                 return role
         return None
 

@@ -214,3 +214,40 @@ async def test_one_judge_is_no_split_and_a_repeated_quote_counts_once():
 
     assert "the one judge" in record.outcome.markdown
     assert not any("Split vote" in line for line in how_sure(record.outcome.model_dump(mode="json")))
+
+
+@pytest.mark.parametrize(("mode", "other"), [("parallel", "sequential"), ("sequential", "parallel")])
+async def test_compare_modes_decides_the_other_way_on_the_same_hearing_and_first_judge(mode, other):
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("anger"), "judge-2": judge("sadness"), "judge-3": judge("sadness"),
+              f"judge-2-{other}": judge("anger"), f"judge-3-{other}": judge("anger", 0.7)}
+    record = await trial(case(), settings(judges=3, mode=mode, compare_modes=True), script)
+    # the verdict is the mode's: 2-1 sadness in parallel, the last judge's sadness in sequence
+    assert record.outcome.label == "sadness" and record.outcome.data["mode"] == mode
+    arm = record.outcome.data["arms"][f"court-{other}"]
+    assert arm["label"] == "anger" and arm["mode"] == other
+    assert arm["only"] == [f"judge-2-{other}", f"judge-3-{other}"] and arm["without"] == ["judge-2", "judge-3"]
+    judges = sorted(c.agent for c in record.calls if c.agent.startswith("judge"))
+    assert judges == ["judge-1", "judge-2", f"judge-2-{other}", "judge-3", f"judge-3-{other}"]  # judge 1 sits once
+    prompts = {c.agent: c.messages[-1]["content"] for c in record.calls if c.agent.startswith("judge")}
+    sequential = "judge-2" if mode == "sequential" else "judge-2-sequential"
+    parallel = "judge-2-parallel" if mode == "sequential" else "judge-2"
+    assert 'THE PREVIOUS JUDGE (judge 1) decided "anger"' in prompts[sequential]
+    assert "PREVIOUS JUDGE" not in prompts[parallel]
+    if mode == "parallel":  # the other way's chain builds on its own judge 2, not the verdict's
+        assert 'THE PREVIOUS JUDGE (judge 2) decided "anger"' in prompts["judge-3-sequential"]
+    assert f"Decided {other}" in record.outcome.markdown and "**anger**" in record.outcome.markdown
+    assert record.outputs["decision"]["arms"] == {f"court-{other}": {"label": "anger", "split": "3–0", "tie": False}}
+
+
+async def test_without_compare_modes_no_other_bench_sits():
+    record = await trial(case(), settings(judges=3))
+    assert "arms" not in record.outcome.data
+    assert sorted(c.agent for c in record.calls if c.agent.startswith("judge")) == ["judge-1", "judge-2", "judge-3"]
+
+
+async def test_the_dry_run_plans_the_other_ways_judges_with_compare_modes():
+    events = []
+    await Trial(case(), settings(judges=3, compare_modes=True), store=None, dry_run=True).run(events.append)
+    planned = [e.agent for e in events if e.type == "prompt_planned"]
+    assert planned[-5:] == ["judge-1", "judge-2", "judge-3", "judge-2-sequential", "judge-3-sequential"]

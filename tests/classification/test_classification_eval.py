@@ -11,7 +11,7 @@ from courtroom_chat.case import Case, pasted_document
 from courtroom_chat.config import Settings
 from courtroom_chat.evaluation import datasets
 from courtroom_chat.evaluation.harness import evaluate
-from courtroom_chat.evaluation.methods import Baselines, prediction_from_record, run_baseline
+from courtroom_chat.evaluation.methods import Baselines, arm_prediction, prediction_from_record, run_baseline
 from courtroom_chat.records import Outcome, RunRecord
 from courtroom_chat.retrieval import fingerprint
 
@@ -144,3 +144,46 @@ def test_accuracy_on_ambiguous_and_normal_items_with_intervals():
     assert out["court accuracy on normal items"] == "1/1 = 100% (21%–100%)"
     assert out["single accuracy on ambiguous items"] == "0/2 = 0% (0%–66%)"  # flagged by the court's hearings
     assert LabelledTexts.extra_metrics(None, [row("a", "single", True)]) == {}  # type: ignore[arg-type]
+
+
+def test_compare_modes_scores_parallel_and_sequential_on_the_same_trials(benchmarks, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings().with_backend("scripted").with_params(
+        "classification", {"judges": 3, "ambiguity_samples": 2, "compare_modes": True})
+    ev = evaluate("rte", procedure="classification", baselines=["single"], limit=3, settings=settings,
+                  runs_dir=tmp_path / "runs")
+    results = ev.summary["results"]
+    assert ev.summary["methods"] == ["court", "court-sequential", "single"]
+    assert results["court-sequential"]["n"] == 3 and results["court-sequential"]["failed"] == 0
+    # each counts its own calls: two hearings, two counsels, judge 1, and its own two judges
+    assert results["court"]["calls_per_item"] == results["court-sequential"]["calls_per_item"] == 2 + 2 + 3
+    assert "court-sequential" in ev.summary["comparisons"]
+    rows = [r for r in ev.summary["rows"] if r["method"] == "court-sequential"]
+    court = {r["item"]: r["run_id"] for r in ev.summary["rows"] if r["method"] == "court"}
+    assert all(r["run_id"] == court[r["item"]] for r in rows)  # read from the court's own trial
+    assert any("court-sequential accuracy on normal items" in k for k in ev.summary["extra"])
+    lines = (ev.folder / "results.jsonl").read_text().splitlines()
+    again = evaluate("rte", procedure="classification", baselines=["single"], limit=3, settings=settings,
+                     runs_dir=tmp_path / "runs")
+    assert (again.folder / "results.jsonl").read_text().splitlines() == lines  # resumed: nothing ran again
+
+
+def test_each_arm_of_a_shared_trial_counts_its_own_calls_tokens_and_seconds():
+    from courtroom_chat.records import CallRecord, Usage
+
+    def call(n, agent, seconds, tokens):
+        return CallRecord(id=n, agent=agent, role="judge", stage="judgment", backend="local", model="m", ok=True,
+                          seconds=seconds, usage=Usage(input_tokens=tokens, output_tokens=10), cost_usd=0.0)
+
+    arms = {"court-sequential": {"label": "entailment", "mode": "sequential", "split": "2–1",
+                                 "only": ["judge-2-sequential"], "without": ["judge-2"]}}
+    record = RunRecord(run_id="r", case=Case(question="q?"), status="complete", duration_ms=10_000,
+                       calls=[call(1, "magistrate", 4.0, 100), call(2, "judge-1", 2.0, 50), call(3, "judge-2", 1.5, 50),
+                              call(4, "judge-2-sequential", 2.5, 70)],
+                       outcome=Outcome(answer="Label: not entailment", label="not entailment", data={"arms": arms}))
+    court = prediction_from_record(record, ["entailment", "not entailment"])
+    assert court.label == "not entailment" and court.calls == 3 and court.input_tokens == 200
+    assert court.seconds == pytest.approx(7.5)  # the wall time less the other way's own call
+    arm = arm_prediction(court, "court-sequential")
+    assert arm.label == "entailment" and arm.calls == 3 and arm.input_tokens == 220
+    assert arm.seconds == pytest.approx(8.5) and arm.run_id == "r" and arm.details["split"] == "2–1"

@@ -95,3 +95,21 @@ def test_order_control_is_refused_for_a_procedure_without_order_controls(fixture
             evaluate(str(fixtures / "adrs.json"), procedure="justices", backend="scripted", order_control=True)
     finally:
         unregister("justices")
+
+
+def test_each_court_trial_is_seeded_by_its_item_so_its_draws_repeat(fixtures, runs_dir):
+    from courtroom_chat.config import Settings
+
+    shuffling = Settings().with_backend("scripted").with_params("decision", {"shuffle_labels": True})
+    ev = evaluate(str(fixtures / "adrs.json"), baselines=[], limit=2, settings=shuffling)
+    rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines()]
+    store = RunStore(runs_dir)
+    first = {}
+    for row in rows:
+        record = store.load(row["run_id"])
+        assert record.seed == row["seed"]
+        first[row["item"]] = record.outputs["orders"]
+    again = evaluate(str(fixtures / "adrs.json"), baselines=[], limit=2, settings=shuffling,
+                     runs_dir=runs_dir / "again")
+    for row in (json.loads(line) for line in (again.folder / "results.jsonl").read_text().splitlines()):
+        assert RunStore(runs_dir / "again").load(row["run_id"]).outputs["orders"] == first[row["item"]]

@@ -54,6 +54,10 @@ class Parameters(BaseModel):
     retrieval: Literal["embedding", "bm25", "hybrid"] = Field("embedding", description="How precedents are ranked")
     precedent_pool: str = Field("", description="A JSONL file of {text, label, reason} examples, used when the case "
                                                 "names no pool")
+    compare_modes: bool = Field(False, description="Also decide the other way (sequential when mode is parallel, "
+                                 "parallel when sequential) on the same hearing, arguments and first judge, kept "
+                                 "beside the verdict: an evaluation compares the two structures item by item for two "
+                                 "more judges' calls instead of a second trial. The verdict stays the mode's")
     ambiguity_samples: int = Field(0, ge=0, le=9, description="Sampled hearings to measure ambiguity (0: off; 5 as "
                                                               "published): ambiguous when their top label changes")
     hearing_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Hearing temperature")
@@ -235,8 +239,21 @@ class ClassificationCourt(Procedure):
 
     # ---------------------------------------------------------------- stage 3: the judges
 
-    def judge_agent(self, court: Court, n: int) -> Agent:
-        agent = court.agent(f"judge-{n}", "judge", f"Judge {n}", "judgment", temperature=court.params.judge_temperature)
+    @staticmethod
+    def other_mode(params: Parameters) -> str:
+        return "sequential" if params.mode == "parallel" else "parallel"
+
+    def arms(self, params: BaseModel) -> tuple[str, ...]:
+        """With ``compare_modes`` the trial also decides the other way: an evaluation's
+        ``court-sequential`` (or ``court-parallel``) method, read from the same record."""
+        assert isinstance(params, Parameters)
+        return (f"court-{self.other_mode(params)}",) if params.compare_modes else ()
+
+    def judge_agent(self, court: Court, n: int, mode: str = "") -> Agent:
+        """Judge ``n`` of the bench; with ``mode``, judge ``n`` of the other way's bench
+        (``compare_modes``), who sits beside the verdict's."""
+        name, title = (f"judge-{n}-{mode}", f"Judge {n} · {mode}") if mode else (f"judge-{n}", f"Judge {n}")
+        agent = court.agent(name, "judge", title, "judgment", temperature=court.params.judge_temperature)
         specs = court.params.judge_specs()
         if specs:
             spec = ModelSpec.parse(specs[(n - 1) % len(specs)], where="[procedures.classification] judge_models")
@@ -245,9 +262,9 @@ class ClassificationCourt(Procedure):
         return agent
 
     def judge_prompt(self, court: Court, n: int, first: str, second: str, arguments: dict[str, dict[str, Any]],
-                     cited: str, previous: dict[str, Any] | None) -> str:
+                     cited: str, previous: dict[str, Any] | None, mode: str = "") -> str:
         p = court.params
-        sequential = p.mode == "sequential" and n > 1
+        sequential = (mode or p.mode) == "sequential" and n > 1
         return self.render(
             "judge", first=first, second=second, number=n, judges=p.judges, precedents=f"\n{cited}" if cited else "",
             prosecutor_label=arguments["prosecutor"]["label"], prosecutor_argument=quoted(arguments["prosecutor"]),
@@ -267,10 +284,12 @@ class ClassificationCourt(Procedure):
         court.keep("precedents", [{"rank": h.rank, "score": h.score, "label": h.example.label, "id": h.example.id,
                                    "text": h.example.text[:300], "reason": h.example.reason} for h in hits])
         decisions: dict[int, dict[str, Any]] = {}
+        other: dict[int, dict[str, Any]] = {}  # compare_modes: the other way's bench, judge 1 shared
         pair = [first, second]
 
-        async def sit(n: int, previous: dict[str, Any] | None) -> None:
-            agent = self.judge_agent(court, n)
+        async def sit(n: int, previous: dict[str, Any] | None, mode: str = "") -> None:
+            """Judge ``n`` decides; with ``mode``, as judge ``n`` of the other way's bench."""
+            agent = self.judge_agent(court, n, mode)
             grammar = agent.constrained
             schema = refine_schema(JudgeReply, {"label": {"enum": pair},
                                                 "reasoning": {"pattern": word_pattern(8, 120, latin=court.latin)} if grammar else {}})
@@ -280,10 +299,11 @@ class ClassificationCourt(Procedure):
                     return [Problem("judge_label", f'"{reply.label}" is neither "{first}" nor "{second}"; decide one of them')]
                 return []
 
-            answer = await court.ask(agent, self.judge_prompt(court, n, first, second, arguments, cited, previous),
+            answer = await court.ask(agent, self.judge_prompt(court, n, first, second, arguments, cited, previous, mode),
                                      JudgeReply, schema=schema, check=check,
                                      inputs={"first": first, "second": second, "number": n, "sides": sides,
-                                             "previous": previous, "precedents": [h.example.label for h in hits]})
+                                             "previous": previous, "precedents": [h.example.label for h in hits],
+                                             **({"mode": mode} if mode else {})})
             court.settle(agent, answer, skip={"judge_label"})
             label = match_label(answer.value.label, pair)
             if label is None:
@@ -291,13 +311,21 @@ class ClassificationCourt(Procedure):
                 court.warn(agent.name, "judge_label", f"judge {n} named no label of the two ({answer.value.label!r}); "
                            f"counted for the hearing's first, {first}")
             decision = {"number": n, "label": label, "reasoning": answer.value.reasoning,
-                        "confidence": answer.value.confidence, "model": str(agent.spec)}
-            decisions[n] = decision
-            court.finish(agent, decision, title=f"Judge {n} · {label}", repaired=answer.repaired,
+                        "confidence": answer.value.confidence, "model": str(agent.spec), "agent": agent.name}
+            (other if mode else decisions)[n] = decision
+            court.finish(agent, decision, title=f"{agent.title} · {label}", repaired=answer.repaired,
                          markdown=f"**Decides:** {label} · own estimate {answer.value.confidence:.0%}\n\n"
                                   f"{answer.value.reasoning}")
-            court.tally(pair, {lab: sum(d["label"] == lab for d in decisions.values()) for lab in pair},
-                        pending=p.judges - len(decisions), seated=p.judges, title="Bench")
+            if not mode:
+                court.tally(pair, {lab: sum(d["label"] == lab for d in decisions.values()) for lab in pair},
+                            pending=p.judges - len(decisions), seated=p.judges, title="Bench")
+
+        async def bench(mode: str, start: int, kept: dict[int, dict[str, Any]], as_other: str = "") -> None:
+            if mode == "parallel":
+                await asyncio.gather(*(sit(n, None, as_other) for n in range(start, p.judges + 1)))
+            else:
+                for n in range(start, p.judges + 1):
+                    await sit(n, kept.get(n - 1), as_other)
 
         planned = [(self.judge_agent(court, n), "") for n in range(1, p.judges + 1)]
         async with court.stage("judgment", planned=planned) as stage:
@@ -307,34 +335,57 @@ class ClassificationCourt(Procedure):
                     court.item("precedent", f"Precedent {hit.rank} · {hit.example.label}", True, number=hit.rank,
                                detail=f'"{hit.example.text[:300]}"' + (f"\n\n{hit.example.reason}" if hit.example.reason else ""),
                                line=f"precedent {hit.rank}: {hit.example.label} (score {hit.score:.2f})")
-            if p.mode == "parallel":
-                await asyncio.gather(*(sit(n, None) for n in range(1, p.judges + 1)))
-            else:
-                for n in range(1, p.judges + 1):
-                    await sit(n, decisions.get(n - 1))
-            self.conclude(court, first, second, decisions, sides, ambiguous, stage)
+            await bench(p.mode, 1, decisions)
+            if p.compare_modes and p.judges > 1:
+                # the other way shares the hearing, the arguments and judge 1 (whose prompt is the same either way)
+                mode = self.other_mode(p)
+                other[1] = decisions[1]
+                await bench(mode, 2, other, mode)
+            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other)
+
+    @staticmethod
+    def resolve(mode: str, ordered: list[dict[str, Any]], first: str, second: str) -> tuple[str, str, dict[str, int], bool]:
+        """The bench's label, how it was reached, the votes and whether they tied: the last judge's
+        in sequence; in parallel the majority's, a tie going to the hearing's first label."""
+        votes = {label: sum(d["label"] == label for d in ordered) for label in (first, second)}
+        if mode == "sequential":
+            return ordered[-1]["label"], f"the last of {len(ordered)} judges in sequence", votes, False
+        tie = votes[first] == votes[second]
+        label = first if votes[first] >= votes[second] else second
+        how = (f"a tie {votes[first]}–{votes[second]}, which goes to the hearing's first label" if tie
+               else "the one judge" if len(ordered) == 1 else f"the majority of {len(ordered)} judges")
+        return label, how, votes, tie
 
     def conclude(self, court: Court, first: str, second: str, decisions: dict[int, dict[str, Any]],
-                 sides: dict[str, str], ambiguous: bool | None, stage: Any) -> None:
+                 sides: dict[str, str], ambiguous: bool | None, stage: Any,
+                 other: dict[int, dict[str, Any]] | None = None) -> None:
         p = court.params
         ordered = [decisions[n] for n in sorted(decisions)]
-        votes = {label: sum(d["label"] == label for d in ordered) for label in (first, second)}
-        tie = False
-        if p.mode == "sequential":
-            label, how = ordered[-1]["label"], f"the last of {len(ordered)} judges in sequence"
-        else:
-            tie = votes[first] == votes[second]
-            label = first if votes[first] >= votes[second] else second
-            how = (f"a tie {votes[first]}–{votes[second]}, which goes to the hearing's first label" if tie
-                   else "the one judge" if len(ordered) == 1 else f"the majority of {len(ordered)} judges")
-            if tie:
-                court.warn("bench", "tie", f"the judges tied {votes[first]}–{votes[second]}; the hearing's first label, "
-                           f"{first}, decides", stage="judgment")
+        label, how, votes, tie = self.resolve(p.mode, ordered, first, second)
+        if tie:
+            court.warn("bench", "tie", f"the judges tied {votes[first]}–{votes[second]}; the hearing's first label, "
+                       f"{first}, decides", stage="judgment")
         share = votes[label] / len(ordered)
         backing = [d["confidence"] for d in ordered if d["label"] == label]
         split = f"{votes[first]}–{votes[second]}"
         side = next(s for s, lab in sides.items() if lab == label)
-        court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side})
+        arms: dict[str, Any] = {}
+        beside = ""
+        if other and len(other) > 1:
+            mode = self.other_mode(p)
+            theirs = [other[n] for n in sorted(other)]
+            other_label, other_how, other_votes, other_tie = self.resolve(mode, theirs, first, second)
+            arms[f"court-{mode}"] = {
+                "mode": mode, "label": other_label, "split": f"{other_votes[first]}–{other_votes[second]}",
+                "tie": other_tie, "judges": theirs,
+                # the calls only this way made, and the verdict's own calls it did without
+                "only": [d["agent"] for d in theirs[1:]], "without": [d["agent"] for d in ordered[1:]],
+            }
+            beside = (f" Decided {mode} on the same hearing and arguments, the bench would say **{other_label}** "
+                      f"({other_how}).")
+        court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side,
+                                **({"arms": {k: {x: v[x] for x in ("label", "split", "tie")} for k, v in arms.items()}}
+                                   if arms else {})})
         stage.state = f"{label} ({split})"
         polarity = label.lower() if label.lower() in ("yes", "no") else None
         court.conclude(Outcome(
@@ -349,9 +400,9 @@ class ClassificationCourt(Procedure):
             ],
             markdown=(f"**{label}**, by {how} ({split}); argued by the {side}. The hearing ranked {first} "
                       f"first and {second} second." + (" The text is ambiguous: sampled hearings disagreed."
-                                                       if ambiguous else "")),
+                                                       if ambiguous else "") + beside),
             data={"split": split, "votes": votes, "tie": tie, "first": first, "second": second,
-                  "sides": sides, "mode": p.mode, "ambiguous": ambiguous},
+                  "sides": sides, "mode": p.mode, "ambiguous": ambiguous, **({"arms": arms} if arms else {})},
         ))
 
     # ---------------------------------------------------------------- helpers and the dry run
@@ -376,6 +427,11 @@ class ClassificationCourt(Procedure):
         for n in range(1, p.judges + 1):
             court.plan_prompt("judgment", self.judge_agent(court, n),
                               self.judge_prompt(court, n, first, second, arguments, cited, previous), JudgeReply)
+        if p.compare_modes:
+            mode = self.other_mode(p)
+            for n in range(2, p.judges + 1):
+                court.plan_prompt("judgment", self.judge_agent(court, n, mode),
+                                  self.judge_prompt(court, n, first, second, arguments, cited, previous, mode), JudgeReply)
 
 
 datasets.install()  # rte, boolq, qnli, anli, emotion for `courtroom eval` (a registry entry each, nothing read)
