@@ -236,7 +236,7 @@ async def test_compare_modes_decides_the_other_way_on_the_same_hearing_and_first
     assert "PREVIOUS JUDGE" not in prompts[parallel]
     if mode == "parallel":  # the other way's chain builds on its own judge 2, not the verdict's
         assert 'THE PREVIOUS JUDGE (judge 2) decided "anger"' in prompts["judge-3-sequential"]
-    assert f"Decided {other}" in record.outcome.markdown and "**anger**" in record.outcome.markdown
+    assert f"Decided in {'sequence' if other == 'sequential' else 'parallel'}" in record.outcome.markdown and "**anger**" in record.outcome.markdown
     assert record.outputs["decision"]["arms"] == {f"court-{other}": {"label": "anger", "split": "3–0", "tie": False}}
 
 

@@ -381,7 +381,8 @@ class ClassificationCourt(Procedure):
                 # the calls only this way made, and the verdict's own calls it did without
                 "only": [d["agent"] for d in theirs[1:]], "without": [d["agent"] for d in ordered[1:]],
             }
-            beside = (f" Decided {mode} on the same hearing and arguments, the bench would say **{other_label}** "
+            way = "in sequence" if mode == "sequential" else "in parallel"
+            beside = (f" Decided {way} on the same hearing and arguments, the bench would say **{other_label}** "
                       f"({other_how}).")
         court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side,
                                 **({"arms": {k: {x: v[x] for x in ("label", "split", "tie")} for k, v in arms.items()}}
