@@ -251,3 +251,10 @@ async def test_the_dry_run_plans_the_other_ways_judges_with_compare_modes():
     await Trial(case(), settings(judges=3, compare_modes=True), store=None, dry_run=True).run(events.append)
     planned = [e.agent for e in events if e.type == "prompt_planned"]
     assert planned[-5:] == ["judge-1", "judge-2", "judge-3", "judge-2-sequential", "judge-3-sequential"]
+
+
+async def test_compare_modes_with_one_judge_gives_the_same_decision_both_ways():
+    record = await trial(case(), settings(judges=1, compare_modes=True))
+    arm = record.outcome.data["arms"]["court-sequential"]
+    assert arm["label"] == record.outcome.label and arm["only"] == [] and arm["without"] == []
+    assert [c.agent for c in record.calls if c.agent.startswith("judge")] == ["judge-1"]

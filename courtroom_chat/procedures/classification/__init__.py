@@ -336,8 +336,9 @@ class ClassificationCourt(Procedure):
                                detail=f'"{hit.example.text[:300]}"' + (f"\n\n{hit.example.reason}" if hit.example.reason else ""),
                                line=f"precedent {hit.rank}: {hit.example.label} (score {hit.score:.2f})")
             await bench(p.mode, 1, decisions)
-            if p.compare_modes and p.judges > 1:
-                # the other way shares the hearing, the arguments and judge 1 (whose prompt is the same either way)
+            if p.compare_modes:
+                # the other way shares the hearing, the arguments and judge 1 (whose prompt is the same
+                # either way); with one judge the two ways are the same
                 mode = self.other_mode(p)
                 other[1] = decisions[1]
                 await bench(mode, 2, other, mode)
@@ -371,7 +372,7 @@ class ClassificationCourt(Procedure):
         side = next(s for s, lab in sides.items() if lab == label)
         arms: dict[str, Any] = {}
         beside = ""
-        if other and len(other) > 1:
+        if other:
             mode = self.other_mode(p)
             theirs = [other[n] for n in sorted(other)]
             other_label, other_how, other_votes, other_tie = self.resolve(mode, theirs, first, second)
