@@ -263,8 +263,9 @@ class Runner:
                 for arm in self.plan.arms:
                     self.record(dataclasses.replace(unit, method=arm, seed=stable_seed(self.plan.seed, unit.item.id, arm, unit.framing)),
                                 arm_prediction(prediction, arm) if arm in prediction.details.get("arms", {})
-                                else Prediction(None, "failed", run_id=prediction.run_id,
-                                                error=prediction.error or f"the trial made no {arm} decision"), units)
+                                else dataclasses.replace(prediction, label=None, status="failed", details={},
+                                                         error=prediction.error or f"the trial made no {arm} decision"),
+                                units)
             self.record(unit, prediction, units)
 
         arms = set(self.plan.arms)  # an arm's row is written with its court trial's, never run alone

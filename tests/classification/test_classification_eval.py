@@ -187,3 +187,18 @@ def test_each_arm_of_a_shared_trial_counts_its_own_calls_tokens_and_seconds():
     arm = arm_prediction(court, "court-sequential")
     assert arm.label == "entailment" and arm.calls == 3 and arm.input_tokens == 220
     assert arm.seconds == pytest.approx(8.5) and arm.run_id == "r" and arm.details["split"] == "2–1"
+
+
+def test_a_failed_trial_fails_its_arm_too_with_the_trials_cost(benchmarks, tmp_path, monkeypatch):
+    from courtroom_chat.evaluation import runner
+    from courtroom_chat.evaluation.methods import Prediction
+
+    async def failing(*args, **kwargs):
+        return Prediction(None, "failed", run_id="r1", error="the judge never answered", calls=7, seconds=3.0)
+
+    monkeypatch.setattr(runner, "run_court", failing)
+    settings = Settings().with_backend("scripted").with_params("classification", {"judges": 3, "compare_modes": True})
+    ev = evaluate("rte", procedure="classification", baselines=[], limit=1, settings=settings, runs_dir=tmp_path / "runs")
+    row = next(r for r in ev.summary["rows"] if r["method"] == "court-sequential")
+    assert row["status"] == "failed" and row["error"] == "the judge never answered" and row["calls"] == 7
+    assert ev.summary["results"]["court-sequential"]["failed"] == 1
