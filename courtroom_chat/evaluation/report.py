@@ -243,7 +243,7 @@ def markdown(summary: dict[str, Any]) -> str:
                    f"| {_pct(r['yes_rate'])} | {r['undecided'] + r['failed']} ({_pct(r['undecided_share'])}) | {cost} "
                    f"| {_num(r['calls_per_item'])} | {_num(tokens, 0)} | {_num(r['seconds_per_item'])} |")
     if summary["comparisons"]:
-        out += ["", "## The court against each baseline (and the order control), item by item", "",
+        out += ["", "## The court against each baseline (and each control or other way it was run), item by item", "",
                 "| baseline | items | court fixed | court broke | both right | both wrong | McNemar exact p |",
                 "|---|---|---|---|---|---|---|"]
         for b, c in summary["comparisons"].items():
