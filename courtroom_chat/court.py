@@ -420,11 +420,14 @@ class Court:
         schema: dict[str, Any] | None = None,
         system: str | None = None,
         prefix: str | None = None,
+        resample: dict[str, float] | None = None,
     ) -> Answer[T]:
         """Ask ``agent`` and return a schema-valid answer, after at most one repair.
 
         ``schema`` refines the wire model's JSON schema for decoding (see ``refine_schema``);
-        the reply is still validated against ``wire``."""
+        the reply is still validated against ``wire``. ``resample`` maps a rule to the lowest
+        temperature its repair is sampled at: a small model asked again at a low temperature
+        mostly writes the same reply again (a turn that repeats an earlier one)."""
         if announce:
             self.emit(AgentStarted(stage=agent.stage, agent=agent.name, role=agent.role, title=agent.title,
                                    persona=agent.persona, model=str(agent.spec), temperature=agent.applied_temperature,
@@ -443,6 +446,10 @@ class Court:
                 # A small model asked to be shorter mostly repeats its reply: give the JSON room to close.
                 request = dataclasses.replace(request, max_tokens=round(request.max_tokens * CUT_OFF_ROOM),
                                               repairs=list(request.repairs), inputs=dict(request.inputs))
+            raised = [t for p in problems if (t := (resample or {}).get(p.rule)) is not None]
+            if raised and request.temperature is not None and max(raised) > request.temperature:
+                request = dataclasses.replace(request, temperature=max(raised), repairs=list(request.repairs),
+                                              inputs=dict(request.inputs))
             correction = render(
                 "repair",
                 problems="\n".join(f"- {p.message}" for p in problems),
@@ -499,7 +506,7 @@ class Court:
             attempt=attempt,
             backend=agent.spec.backend,
             model=agent.model_id,
-            temperature=agent.applied_temperature,
+            temperature=request.temperature,
             messages=request.messages(),
         )
         self.record.calls.append(call)

@@ -142,6 +142,42 @@ async def test_a_role_break_and_a_repeat_are_repaired_once_with_the_reason():
     assert not record.warnings  # both repaired
 
 
+async def test_a_turn_that_still_repeats_after_its_repair_is_read_as_a_repeat_not_its_words():
+    """On the 1.5B every turn repaired for repeating an earlier one came back the same (0 of 20
+    fixed in one trial), and the copy, read by the next speaker, was copied again."""
+    copied = "The defendant was seen at the warehouse door at 2 a.m. on the night of the burglary."
+
+    def parrot(request):
+        if request.agent == "advocate" and request.inputs.get("kind") == "challenge":
+            return {"text": copied}
+        if request.agent == "prosecution" and request.inputs.get("kind") == "present":
+            return {"text": copied}
+        return None
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(parrot))
+    lines = entries(record)
+    first = next(e for e in lines if e.text == copied)
+    again = [e for e in lines if e.text == copied and e.turn != first.turn]
+    assert first.repeats == 0 and again and all(e.repeats == first.turn for e in again)  # all kept in the record
+    repairs = [c for c in record.calls if c.attempt == 2 and "repeats turn" in " ".join(c.problems)]
+    assert repairs and all(c.temperature == 0.9 for c in repairs)  # asked again at the repeat temperature
+    asks = [c for c in record.calls if c.attempt == 1 and c.agent in ("prosecution", "advocate")]
+    assert all(c.temperature == 0.4 for c in asks)
+    later = [c.messages[-1]["content"] for c in record.calls if c.id > max(r.id for r in repairs)]
+    assert any(f"(repeats turn {first.turn}; left out)" in m for m in later)
+    assert all(m.count(copied) <= 1 for m in later)  # speakers read the first, not its copies
+
+
+async def test_a_chinese_turn_or_charge_in_english_is_sent_back():
+    problems = turn_problems("The defendant applied for the card in 2012.", "prosecution", [], threshold=0.85, zh=True)
+    assert [p.rule for p in problems] == ["language"]
+    assert turn_problems("被告人于2012年申领了一张Visa信用卡。", "prosecution", [], threshold=0.85, zh=True) == []
+    reply = JudgmentReply(facts="f", reasoning="r", law="l", charges=["Credit Card Fraud"], term_months=6, fine=0,
+                          probation_months=0, text="被告人曾某犯Credit Card Fraud，判处有期徒刑六个月。")
+    problems = judgment_problems(reply, zh=True)
+    assert [p.rule for p in problems] == ["judgment_charge"] and "in Chinese" in problems[0].message
+
+
 async def test_announcing_the_discipline_and_the_rights_in_the_templates_words_is_no_prompt_leak():
     """The stenographer's and the judge's opening turns state the rules and rights their
     instructions list; counted as prompt leaks, each would be sent back for repair."""

@@ -48,6 +48,8 @@ class Parameters(BaseModel):
     speech_chars: int = Field(400, ge=60, le=3000, description="Characters a turn is meant to take (three times "
                                                               "this bounds it)")
     temperature: float = Field(0.4, ge=0.0, le=2.0, description="Temperature of the parties")
+    repeat_temperature: float = Field(0.9, ge=0.0, le=2.0, description="Lowest temperature a turn that repeats an "
+                                                                       "earlier one is asked again at")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Temperature of the judge")
 
 

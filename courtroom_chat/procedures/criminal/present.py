@@ -56,6 +56,8 @@ def record_text(entries: list[RecordEntry], lang: str, *, window: int, indictmen
         text = e.text
         if indictment and text == indictment:
             text = "（宣读起诉书，见案卷）" if lang == "zh" else "(reads the indictment: see the case file)"
+        elif e.repeats:  # a copy read again invites the next speaker to copy it too
+            text = f"（重复第{e.repeats}轮发言，略）" if lang == "zh" else f"(repeats turn {e.repeats}; left out)"
         lines.append(f"[{e.turn}] {title(e.speaker, lang)}: {text}")
     return "\n".join(lines), f"the last {len(shown)} of {len(entries)} turns"
 

@@ -43,7 +43,7 @@ def similarity(a: str, b: str) -> float:
 def repetition(text: str, record: list[RecordEntry], threshold: float) -> RecordEntry | None:
     """The earlier turn (read indictments aside) this one is too close to, if any."""
     for entry in record:
-        if entry.speaker != "record" and similarity(text, entry.text) >= threshold:
+        if entry.speaker != "record" and not entry.repeats and similarity(text, entry.text) >= threshold:
             return entry
     return None
 
@@ -86,6 +86,8 @@ def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold:
     if kind == "question" and _VAGUE.search(text):
         problems.append(Problem("vague_question", "the question is vague; ask about one specific fact (a date, an amount, "
                                                   "an act, a piece of evidence) the record leaves open"))
+    if zh and not chinese(text):
+        problems.append(Problem("language", "the turn is not in Chinese; the trial is held in Chinese (用中文发言)"))
     if kind == "debate" and focus and not (key_terms(focus, zh) & key_terms(text, zh)):
         problems.append(Problem("off_focus", f"the argument does not address the debate focus ('{focus}'); argue that point"))
     return problems
@@ -184,9 +186,18 @@ def judgment_problems(reply: JudgmentReply, zh: bool) -> list[Problem]:
             problems.append(Problem("judgment_fields", f"{name} is {field:g} but the text does not state it; "
                                                        "write it in the text too"))
     for charge in reply.charges:
-        if normalise_charge(charge, zh) not in normalise_charge(reply.text, zh):
+        if zh and not chinese(charge):
+            problems.append(Problem("judgment_charge", f"the charge '{charge}' is not named in Chinese; name each charge "
+                                                       "as the Criminal Law names it, in Chinese, ending in 罪"))
+        elif normalise_charge(charge, zh) not in normalise_charge(reply.text, zh):
             problems.append(Problem("judgment_charge", f"the text does not name the charge '{charge}'"))
     return problems
+
+
+def chinese(text: str) -> bool:
+    """Mostly Chinese: at least as many Chinese characters as Latin letters (a name or a card's
+    brand in Latin letters is fine)."""
+    return len(_CJK.findall(text)) >= len(re.findall(r"[A-Za-z]", text)) and bool(_CJK.search(text))
 
 
 def normalise_charge(charge: str, zh: bool) -> str:

@@ -18,7 +18,7 @@ from ...replies import text_pattern
 from ..base import refine_schema
 from . import present
 from .cases import Dossier
-from .rules import judgment_problems, stated, turn_problems
+from .rules import judgment_problems, repetition, stated, turn_problems
 from .wire import END, HostChoice, Judgment, JudgmentReply, RecordEntry, Speech
 
 if TYPE_CHECKING:
@@ -40,9 +40,10 @@ class Session:
 
     # ------------------------------------------------------------------ turns
 
-    def note(self, speaker: str, text: str, kind: str) -> RecordEntry:
-        """A line of the record, shown as it is spoken."""
-        entry = RecordEntry(turn=len(self.record) + 1, stage=self.stage, speaker=speaker, text=text)
+    def note(self, speaker: str, text: str, kind: str, repeats: int = 0) -> RecordEntry:
+        """A line of the record, shown as it is spoken. A turn that still repeats turn ``repeats``
+        after its repair is kept, and speakers read it as a repeat, not its words."""
+        entry = RecordEntry(turn=len(self.record) + 1, stage=self.stage, speaker=speaker, text=text, repeats=repeats)
         self.record.append(entry)
         self.court.keep("court_record", {"entries": [e.model_dump() for e in self.record]})
         return entry
@@ -88,9 +89,11 @@ class Session:
         inputs = {"task": task, "kind": kind, "focus": focus, "turn": turn, "stage": self.stage, "lang": self.lang,
                   "record": [e.model_dump() for e in self.record[-6:]], **{k: str(v) for k, v in values.items()}}
         answer = await self.court.ask(agent, self.prompt(role, task, focus=focus, **values), Speech, inputs=inputs, check=check,
-                                      schema=schema)
+                                      schema=schema, resample={"repetition": self.params.repeat_temperature})
         self.court.settle(agent, answer)
-        entry = self.note(role, answer.value.text, kind or task)
+        copied = repetition(answer.value.text, self.record, self.params.repetition_threshold) \
+            if any(p.rule == "repetition" for p in answer.problems) else None
+        entry = self.note(role, answer.value.text, kind or task, repeats=copied.turn if copied else 0)
         self.spoken[self.stage] = self.spoken.get(self.stage, 0) + 1
         self._show(agent, answer.value, entry, kind or task, answer.repaired)
         return answer.value.text

@@ -73,3 +73,4 @@ class RecordEntry(BaseModel):
     stage: str
     speaker: str  # the role: judge, prosecution, advocate, defendant, stenographer
     text: str
+    repeats: int = 0  # the earlier turn it still repeats after its repair: kept here, left out of what speakers read
