@@ -176,6 +176,9 @@ async def test_a_chinese_turn_or_charge_in_english_is_sent_back():
                           probation_months=0, text="被告人曾某犯Credit Card Fraud，判处有期徒刑六个月。")
     problems = judgment_problems(reply, zh=True)
     assert [p.rule for p in problems] == ["judgment_charge"] and "in Chinese" in problems[0].message
+    english = reply.model_copy(update={"text": "The defendant is convicted of Credit Card Fraud: 6 months."})
+    assert [p.rule for p in judgment_problems(english, zh=True)][0] == "language"
+    assert not [p for p in judgment_problems(english, zh=False) if p.rule == "language"]
 
 
 async def test_announcing_the_discipline_and_the_rights_in_the_templates_words_is_no_prompt_leak():

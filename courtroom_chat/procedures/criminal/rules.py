@@ -175,6 +175,9 @@ def stated(text: str) -> Stated:
 def judgment_problems(reply: JudgmentReply, zh: bool) -> list[Problem]:
     """The judgment's fields must be what its text says, and its text must name each charge."""
     problems = []
+    if zh and not chinese(reply.text):
+        problems.append(Problem("language", "the judgment text is not in Chinese; the trial is held in Chinese, so write "
+                                            "the judgment in Chinese (用中文书写)"))
     said = stated(reply.text)
     pairs = (("term_months", said.term_months, reply.term_months), ("fine", said.fine, reply.fine),
              ("probation_months", said.probation_months, reply.probation_months))
