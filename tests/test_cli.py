@@ -270,3 +270,11 @@ def test_help_shows_config_sections_in_brackets():
     shown = " ".join(invoke("run", "--help").stdout.replace("│", " ").split())
     assert "[throttle] max_concurrency" in shown and "[throttle] delay_ms" in shown
     assert "default: [kb] method" in " ".join(invoke("kb", "search", "--help").stdout.replace("│", " ").split())
+
+
+def test_no_evidence_note_only_when_the_case_carries_none(runs_dir):
+    bare = invoke("run", "-q", "Should we adopt a four-day week?", "--backend", "scripted")
+    assert bare.exit_code == 0 and "no evidence attached" in bare.stderr
+    dossier = invoke("run", CASES / "criminal-burglary.json", "--backend", "scripted")  # its evidence is in the case file
+    assert dossier.exit_code == 0, dossier.output
+    assert "no evidence attached" not in dossier.stderr
