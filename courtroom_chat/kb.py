@@ -574,9 +574,18 @@ class KnowledgeBase:
                 return source
         return None
 
+    def cited_source(self, source: str, number: str) -> str | None:
+        """The corpus source a citation names; a source that also carries the cited number
+        ("CrPC 154" with section "154", as the 1.5B writes them) names the source before it."""
+        found = self.source_of(source)
+        if found is None and (both := re.fullmatch(r"(.*?\D)[\s,.]*(?:s\.|sec\.?|section|art\.?|article)?\s*(\d+[A-Za-z]*)\s*",
+                                                   source, re.IGNORECASE)) and number_of(both.group(2)) == number_of(number):
+            found = self.source_of(both.group(1))
+        return found
+
     def provision(self, source: str, number: str) -> Provision | None:
         self.provisions  # noqa: B018 - loads the corpus and its index by key
-        found = self.source_of(source)
+        found = self.cited_source(source, number)
         return self._by_key.get(f"{found} {number_of(number)}".lower()) if found else None
 
     @staticmethod
@@ -596,12 +605,13 @@ class KnowledgeBase:
                 found.append(provision)
         return found
 
-    def index(self, provision: Provision) -> Any:
-        """The provision's text as the decision court's quote verifier reads it."""
+    def index(self, provision: Provision, *, lower: bool = False) -> Any:
+        """The provision's text as the decision court's quote verifier reads it (``lower``: in lower case)."""
         from .case import Document
         from .evidence import EvidenceIndex
 
-        return EvidenceIndex([Document(name=provision.heading, kind="text", text=provision.text)])
+        text = provision.text.lower() if lower else provision.text
+        return EvidenceIndex([Document(name=provision.heading, kind="text", text=text)])
 
     def verify(self, source: str, number: str, quote: str = "") -> CitationCheck:
         """Whether a citation stands: the section or article exists in the knowledge base, and any
@@ -616,6 +626,9 @@ class KnowledgeBase:
         if not quote.strip():
             return CitationCheck(source, number, quote, True, None, heading=provision.heading)
         found = self.index(provision).check(quote, min_chars=8)
+        if not found.verified:  # the statute's words, differing only in case or a closing stop
+            loose = self.index(provision, lower=True).check(quote.lower().strip().rstrip(".;,:"), min_chars=8, nearest=False)
+            found = loose if loose.verified else found
         if found.verified:
             return CitationCheck(source, number, quote, True, True, heading=provision.heading)
         near = f'; the nearest words there are "{found.nearest.passage[:160]}"' if found.nearest else ""

@@ -216,6 +216,18 @@ def test_a_real_section_with_its_own_words_is_verified(law):
     assert law.verify("Constitution", "Art. 21", "").verified
 
 
+def test_a_citation_as_the_small_model_writes_it_is_verified(law):
+    """Seen on the 1.5B: the number written into the source too, and the statute's words with the
+    first letter in lower case and a closing stop; both were refused as unverified."""
+    assert law.verify("CrPC 60", "60", "If a person in lawful custody escapes or is rescued").verified
+    assert law.verify("IPC, section 379", "379", "").verified
+    assert not law.verify("CrPC 154", "60", "").exists  # a number in the source that is not the section cited
+    check = law.verify("IPC", "379", "whoever commits theft shall be punished with imprisonment of either "
+                                     "description for a term which may extend to three years, or with fine, or with both.")
+    assert check.verified and check.quote_found
+    assert not law.verify("IPC", "379", "whoever commits theft shall be punished with death.").verified
+
+
 def test_a_section_that_does_not_exist_is_not_verified(law):
     check = law.verify("IPC", "9999", "")
     assert not check.verified and not check.exists and "no such section" in check.reason

@@ -184,6 +184,8 @@ class SamvadBench(Procedure):
         outright that the list does not (a made-up section named in an argument's text is caught
         too, and counted like a listed one)."""
         kb = self.kb(court)
+        citations = [c.model_copy(update={"source": found}) if (found := kb.cited_source(c.source, c.section)) else c
+                     for c in citations]  # "CrPC 154", section 154: cited as CrPC 154
         listed = {(kb.source_of(c.source) or c.source.lower(), number_of(c.section)) for c in citations}
         named = []
         for source, number in kb.mentions(prose):
