@@ -118,13 +118,41 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 
+def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    merged: list[tuple[float, float]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def alone_seconds(record: RunRecord, without: set[str] | frozenset[str]) -> float:
+    """How long the calls of the agents in ``without`` ran while no other call did: the wall time
+    a trial saves without them (calls that ran beside others, as parallel judges do, save only
+    the part no kept call overlapped)."""
+    def spans(calls: list[Any]) -> list[tuple[float, float]]:
+        t0 = record.calls[0].started_at
+        return _union([((c.started_at - t0).total_seconds(), (c.started_at - t0).total_seconds() + c.seconds)
+                       for c in calls])
+
+    dropped = spans([c for c in record.calls if c.agent in without])
+    kept = spans([c for c in record.calls if c.agent not in without])
+    alone = 0.0
+    for start, end in dropped:
+        covered = sum(max(0.0, min(end, b) - max(start, a)) for a, b in kept)
+        alone += (end - start) - covered
+    return alone
+
+
 def spent_on(record: RunRecord, without: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """What the trial cost, leaving out the calls of the agents named in ``without`` (the calls
     of a decision made beside the verdict in the same trial): calls, tokens, dollars, and the
-    wall time less those calls' own seconds (the embedded model runs one call at a time)."""
+    wall time less the time those calls ran alone (``alone_seconds``)."""
     kept = [c for c in record.calls if c.agent not in without]
     usage = sum((c.usage for c in kept), Usage())
-    dropped = sum(c.seconds for c in record.calls if c.agent in without)
+    dropped = alone_seconds(record, without) if without else 0.0
     costs = [c.cost_usd for c in kept]
     if without:
         cost = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)

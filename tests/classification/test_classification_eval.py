@@ -169,17 +169,23 @@ def test_compare_modes_scores_parallel_and_sequential_on_the_same_trials(benchma
 
 
 def test_each_arm_of_a_shared_trial_counts_its_own_calls_tokens_and_seconds():
+    from datetime import UTC, datetime, timedelta
+
     from courtroom_chat.records import CallRecord, Usage
 
-    def call(n, agent, seconds, tokens):
+    t0 = datetime(2026, 11, 26, tzinfo=UTC)
+
+    def call(n, agent, seconds, tokens, at):
+        start = t0 + timedelta(seconds=at)
         return CallRecord(id=n, agent=agent, role="judge", stage="judgment", backend="local", model="m", ok=True,
-                          seconds=seconds, usage=Usage(input_tokens=tokens, output_tokens=10), cost_usd=0.0)
+                          seconds=seconds, usage=Usage(input_tokens=tokens, output_tokens=10), cost_usd=0.0,
+                          started_at=start)
 
     arms = {"court-sequential": {"label": "entailment", "mode": "sequential", "split": "2–1",
                                  "only": ["judge-2-sequential"], "without": ["judge-2"]}}
     record = RunRecord(run_id="r", case=Case(question="q?"), status="complete", duration_ms=10_000,
-                       calls=[call(1, "magistrate", 4.0, 100), call(2, "judge-1", 2.0, 50), call(3, "judge-2", 1.5, 50),
-                              call(4, "judge-2-sequential", 2.5, 70)],
+                       calls=[call(1, "magistrate", 4.0, 100, 0), call(2, "judge-1", 2.0, 50, 4),
+                              call(3, "judge-2", 1.5, 50, 6), call(4, "judge-2-sequential", 2.5, 70, 7.5)],
                        outcome=Outcome(answer="Label: not entailment", label="not entailment", data={"arms": arms}))
     court = prediction_from_record(record, ["entailment", "not entailment"])
     assert court.label == "not entailment" and court.calls == 3 and court.input_tokens == 200
@@ -202,3 +208,25 @@ def test_a_failed_trial_fails_its_arm_too_with_the_trials_cost(benchmarks, tmp_p
     row = next(r for r in ev.summary["rows"] if r["method"] == "court-sequential")
     assert row["status"] == "failed" and row["error"] == "the judge never answered" and row["calls"] == 7
     assert ev.summary["results"]["court-sequential"]["failed"] == 1
+
+
+def test_calls_that_ran_beside_others_save_only_the_time_they_ran_alone():
+    from datetime import UTC, datetime, timedelta
+
+    from courtroom_chat.evaluation.methods import alone_seconds
+    from courtroom_chat.records import CallRecord
+
+    t0 = datetime(2026, 11, 26, tzinfo=UTC)
+
+    def call(n, agent, at, seconds):
+        return CallRecord(id=n, agent=agent, role="judge", stage="judgment", backend="local", model="m",
+                          started_at=t0 + timedelta(seconds=at), seconds=seconds)
+
+    # three parallel judges from 10 s (ending at 20, 30, 25), then two sequential ones
+    record = RunRecord(run_id="r", case=Case(question="q?"), duration_ms=50_000,
+                       calls=[call(1, "magistrate", 0, 10), call(2, "judge-1", 10, 10), call(3, "judge-2", 10, 20),
+                              call(4, "judge-3", 10, 15), call(5, "judge-2-sequential", 30, 10),
+                              call(6, "judge-3-sequential", 40, 10)])
+    assert alone_seconds(record, {"judge-2", "judge-3"}) == pytest.approx(10.0)  # 20 to 30: only they ran
+    assert alone_seconds(record, {"judge-2-sequential", "judge-3-sequential"}) == pytest.approx(20.0)
+    assert alone_seconds(record, set()) == 0.0
