@@ -246,8 +246,7 @@ class ClassificationCourt(Procedure):
     def arms(self, params: BaseModel) -> tuple[str, ...]:
         """With ``compare_modes`` the trial also decides the other way: an evaluation's
         ``court-sequential`` (or ``court-parallel``) method, read from the same record."""
-        assert isinstance(params, Parameters)
-        return (f"court-{self.other_mode(params)}",) if params.compare_modes else ()
+        return (f"court-{self.other_mode(params)}",) if isinstance(params, Parameters) and params.compare_modes else ()
 
     def judge_agent(self, court: Court, n: int, mode: str = "") -> Agent:
         """Judge ``n`` of the bench; with ``mode``, judge ``n`` of the other way's bench
