@@ -154,10 +154,7 @@ def spent_on(record: RunRecord, without: set[str] | frozenset[str] = frozenset()
     usage = sum((c.usage for c in kept), Usage())
     dropped = alone_seconds(record, without) if without else 0.0
     costs = [c.cost_usd for c in kept]
-    if without:
-        cost = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
-    else:
-        cost = record.cost_usd if record.cost_known else None
+    cost = None if any(c is None for c in costs) else round(sum(costs), 6)
     return dict(run_id=record.run_id, cost_usd=cost, calls=len(kept), input_tokens=usage.prompt_tokens,
                 output_tokens=usage.output_tokens, seconds=max(0.0, record.duration_ms / 1000 - dropped))
 

@@ -73,10 +73,13 @@ def key_terms(text: str, zh: bool) -> set[str]:
 
 
 def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold: float, kind: str = "",
-                  focus: str = "", zh: bool = False) -> list[Problem]:
-    """What is wrong with one turn: a repeat, a role break, a vague question, debate off its focus."""
+                  focus: str = "", zh: bool = False, repeats: dict[str, RecordEntry] | None = None) -> list[Problem]:
+    """What is wrong with one turn: a repeat, a role break, a vague question, debate off its focus.
+    The turn a text repeats is also left in ``repeats`` (text -> earlier entry) when given."""
     problems = []
     earlier = repetition(text, record, threshold)
+    if earlier is not None and repeats is not None:
+        repeats[text] = earlier
     if earlier is not None:
         problems.append(Problem("repetition", f"it repeats turn {earlier.turn} ({earlier.speaker}) nearly word for word; "
                                               "say something new that moves the trial on"))

@@ -18,7 +18,7 @@ from ...replies import text_pattern
 from ..base import refine_schema
 from . import present
 from .cases import Dossier
-from .rules import judgment_problems, repetition, stated, turn_problems
+from .rules import judgment_problems, stated, turn_problems
 from .wire import END, HostChoice, Judgment, JudgmentReply, RecordEntry, Speech
 
 if TYPE_CHECKING:
@@ -82,17 +82,18 @@ class Session:
         chars = self.params.speech_chars
         schema = refine_schema(Speech, {"text": {"pattern": text_pattern(1, chars * 3, latin=self.court.latin)}})
 
+        repeats: dict[str, RecordEntry] = {}
+
         def check(value: Speech) -> list:
             return turn_problems(value.text, role, self.record, threshold=self.params.repetition_threshold,
-                                 kind=kind, focus=focus, zh=self.zh)
+                                 kind=kind, focus=focus, zh=self.zh, repeats=repeats)
 
         inputs = {"task": task, "kind": kind, "focus": focus, "turn": turn, "stage": self.stage, "lang": self.lang,
                   "record": [e.model_dump() for e in self.record[-6:]], **{k: str(v) for k, v in values.items()}}
         answer = await self.court.ask(agent, self.prompt(role, task, focus=focus, **values), Speech, inputs=inputs, check=check,
                                       schema=schema, resample={"repetition": self.params.repeat_temperature})
         self.court.settle(agent, answer)
-        copied = repetition(answer.value.text, self.record, self.params.repetition_threshold) \
-            if any(p.rule == "repetition" for p in answer.problems) else None
+        copied = repeats.get(answer.value.text) if any(p.rule == "repetition" for p in answer.problems) else None
         entry = self.note(role, answer.value.text, kind or task, repeats=copied.turn if copied else 0)
         self.spoken[self.stage] = self.spoken.get(self.stage, 0) + 1
         self._show(agent, answer.value, entry, kind or task, answer.repaired)
