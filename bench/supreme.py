@@ -15,6 +15,10 @@ Figures only: nothing here passes or fails.
     python bench/supreme.py --peer-order shared              # one digest every justice reads (prompt cache)
     python bench/supreme.py --justices 3 --jurors 3 --runs 1 # a short smoke run
     python bench/supreme.py --runs-dir RUNS --out rows.jsonl # keep each trial and its row as it ends
+
+With ``--out``, the trials already in the file for the same model, case and settings count
+toward ``--runs``: the same command run again (in a later session, after a stop) runs only
+the trials still missing and sums up all of them.
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ from courtroom_chat.errors import CourtroomError  # noqa: E402
 from courtroom_chat.procedures import get  # noqa: E402
 from courtroom_chat.procedures.base import case_block  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
+
+
+def earlier_rows(out: Path | None, model: str, case: str, params: dict) -> list[dict]:
+    """The rows of trials ``out`` already holds for this model, case and settings."""
+    if out is None or not out.exists():
+        return []
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if r.get("model") == model and r.get("case") == case and r.get("params") == params]
 
 
 def summary(name: str, rows: list[dict]) -> None:
@@ -88,13 +100,20 @@ async def main() -> None:
     settings = Settings().with_backend(f"local:{args.model}").with_params("supreme", params)
     print(f"model {args.model}; [procedures.supreme] {settings.procedure_params('supreme').model_dump()}")
     for name in args.cases:
+        kept = earlier_rows(args.out, args.model, name, params)
+        if len(kept) >= args.runs:
+            print(f"{name}: {len(kept)} trials already in {args.out}; nothing to run")
+            summary(name, kept)
+            continue
+        if kept:
+            print(f"{name}: {len(kept)} trials already in {args.out}; running {args.runs - len(kept)} more")
         case = get("supreme").prepare(load_case(ROOT / "cases" / f"{name}.json", limits=settings.limits))
         backend = fresh_backend(args.model, settings)
         await asyncio.get_running_loop().run_in_executor(None, lambda b=backend: b.runtime().server())
         gen_tps = await generation_speed(backend, case_block(case))
         print(f"{name}: plain generation at this case's context {gen_tps:.1f} tok/s")
-        rows = []
-        for i in range(1, args.runs + 1):
+        rows = kept
+        for i in range(len(kept) + 1, args.runs + 1):
             backend = fresh_backend(args.model, settings)
             await asyncio.get_running_loop().run_in_executor(None, lambda b=backend: b.runtime().server())
             started = time.perf_counter()
@@ -116,7 +135,8 @@ async def main() -> None:
             rows.append(row)
             if args.out:
                 with args.out.open("a", encoding="utf-8") as out:
-                    out.write(json.dumps({"case": name, "trial": i, "run": record.run_id, "params": params, **row}) + "\n")
+                    out.write(json.dumps({"case": name, "model": args.model, "trial": i, "run": record.run_id,
+                                          "params": params, **row}) + "\n")
             print(f"  trial {i}: {row['decision'] or record.status} {(doc.get('bench') or {}).get('split', '')} | jury "
                   f"{row['jury']} ({'agrees' if row['agrees'] else 'differs'}) | changed {row['changed']} "
                   f"({row['toward']} toward, {row['away']} away) | facts verified "
