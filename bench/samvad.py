@@ -12,6 +12,10 @@ samples. Reported per arm: verdicts and their consistency (the share of runs wit
 modal verdict), rounds, final agreement, participation, meaningful statements per
 adjudicator, argument grounding (share of the case's keywords in the statements), citations
 made and verified, and model response times (mean, median, min, max over every call).
+
+With ``--out``, each run's row is also appended to ``<out>.rows.jsonl`` as it ends, and runs
+already there (same backend, case, seed and arm) are not run again: the same command resumes
+after a stop, so the ablation's thirty trials can be gathered over several sessions.
 """
 
 from __future__ import annotations
@@ -76,15 +80,30 @@ async def main() -> None:
     base = load_settings(args.config).with_backend(args.backend)
     arms = {"on": [True], "off": [False], "both": [True, False]}[args.retrieval]
     report = {"backend": args.backend, "repeat": args.repeat, "cases": [p.stem for p in args.cases], "arms": {}}
+    log = args.out.with_suffix(".rows.jsonl") if args.out else None
+    done = {}
+    if log and log.exists():
+        for line in log.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else None
+            if row and row.get("backend") == args.backend:
+                done[(row["case"], row["seed"], row["retrieval"])] = row
+        print(f"{len(done)} runs already in {log}", file=sys.stderr)
     for retrieval in arms:
         settings = base.with_params("samvad", {"retrieval": retrieval})
         rows = []
         for path in args.cases:
             for r in range(args.repeat):
-                row = await one(path, settings, args.seed + r)
+                row = done.get((path.stem, args.seed + r, retrieval))
+                kept = row is not None
+                if row is None:
+                    row = {**await one(path, settings, args.seed + r), "retrieval": retrieval, "backend": args.backend}
+                    if log:
+                        log.parent.mkdir(parents=True, exist_ok=True)
+                        with log.open("a", encoding="utf-8") as f:
+                            f.write(json.dumps(row) + "\n")
                 rows.append(row)
                 print(f"retrieval {'on' if retrieval else 'off'} · {path.stem} · run {r + 1}: "
-                      f"{row.get('verdict', row.get('error'))}", file=sys.stderr)
+                      f"{row.get('verdict', row.get('error'))}{' (kept from an earlier run)' if kept else ''}", file=sys.stderr)
         report["arms"]["retrieval on" if retrieval else "retrieval off"] = {"summary": summary(rows), "runs": rows}
     lines = [f"# Retrieval-grounded bench: {args.backend}, {len(args.cases)} cases x {args.repeat} runs", "",
              f"Command: `uv run python {' '.join(sys.argv)}`", "",
