@@ -78,9 +78,9 @@ def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold:
     The turn a text repeats is also left in ``repeats`` (text -> earlier entry) when given."""
     problems = []
     earlier = repetition(text, record, threshold)
-    if earlier is not None and repeats is not None:
-        repeats[text] = earlier
     if earlier is not None:
+        if repeats is not None:
+            repeats[text] = earlier
         problems.append(Problem("repetition", f"it repeats turn {earlier.turn} ({earlier.speaker}) nearly word for word; "
                                               "say something new that moves the trial on"))
     broken = role_break(text, role)
