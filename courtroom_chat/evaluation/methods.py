@@ -132,10 +132,11 @@ def alone_seconds(record: RunRecord, without: set[str] | frozenset[str]) -> floa
     """How long the calls of the agents in ``without`` ran while no other call did: the wall time
     a trial saves without them (calls that ran beside others, as parallel judges do, save only
     the part no kept call overlapped)."""
+    t0 = record.calls[0].started_at
+
     def spans(calls: list[Any]) -> list[tuple[float, float]]:
-        t0 = record.calls[0].started_at
-        return _union([((c.started_at - t0).total_seconds(), (c.started_at - t0).total_seconds() + c.seconds)
-                       for c in calls])
+        starts = [((c.started_at - t0).total_seconds(), c.seconds) for c in calls]
+        return _union([(start, start + seconds) for start, seconds in starts])
 
     dropped = spans([c for c in record.calls if c.agent in without])
     kept = spans([c for c in record.calls if c.agent not in without])
