@@ -170,3 +170,10 @@ def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fix
     scripted = Settings().with_backend("scripted")  # no embedded model: its decoding is beside the point
     assert (runner.eval_id(dataset, "decision", 0, scripted)
             == runner.eval_id(dataset, "decision", 0, scripted.with_overrides({"local": {"dry_last_n": 128}})))
+
+
+def test_courtroom_chat_eval_is_the_harness():
+    from courtroom_chat import eval as from_python
+    from courtroom_chat.evaluation import evaluate, evaluate_async
+
+    assert from_python.evaluate is evaluate and from_python.evaluate_async is evaluate_async
