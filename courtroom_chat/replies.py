@@ -209,9 +209,11 @@ def foreign_characters(text: str) -> str:
     return "".join(_FOREIGN.findall(text))
 
 
-def text_class(latin: bool) -> str:
-    """One character of a JSON string (no quote, no escape), without CJK when ``latin``."""
-    return '[^"\\\\' + (FOREIGN if latin else "") + "]"
+def text_class(latin: bool, cjk: bool = False) -> str:
+    """One character of a JSON string (no quote, no escape), without CJK when ``latin``, and
+    without lower-case Latin letters when ``cjk`` (a reply to a Chinese case cannot slip into
+    English under the grammar; upper-case runs such as "POS", "KTV" or "XXX" stay possible)."""
+    return '[^"\\\\' + (FOREIGN if latin else "") + ("a-z" if cjk else "") + "]"
 
 
 def word_pattern(low: int, high: int, longest: int = 40, *, latin: bool = False) -> str:
@@ -226,10 +228,13 @@ def word_pattern(low: int, high: int, longest: int = 40, *, latin: bool = False)
     return f"^({word} ){{{max(0, low - 1)},{max(0, high - 1)}}}{word}$"
 
 
-def text_pattern(low: int, high: int, *, latin: bool = False) -> str:
+def text_pattern(low: int, high: int, *, latin: bool = False, cjk: bool = False, end: str = "") -> str:
     """A JSON-string pattern of ``low`` to ``high`` characters. Keep ``high`` generous: at the
-    bound the string must close, mid-word if need be; the prompt asks for the short form."""
-    return f"^{text_class(latin)}{{{low},{high}}}$"
+    bound the string must close, mid-word if need be; the prompt asks for the short form.
+    ``end``: a character class the string must end with (``"[?？]"``: a question)."""
+    if end:
+        return f"^{text_class(latin, cjk)}{{{max(0, low - 1)},{max(0, high - 1)}}}{end}$"
+    return f"^{text_class(latin, cjk)}{{{low},{high}}}$"
 
 
 def literal_pattern(text: str) -> str | None:

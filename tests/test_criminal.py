@@ -279,3 +279,54 @@ def test_the_dataset_scores_charges_terms_and_the_published_anchors_on_the_same_
     single = [r for r in rows if r["method"] == "single"]
     assert all(r["correct"] == (r["predicted"] == r["gold"]) for r in single)
     assert "Published anchors on exactly these items" in ev.markdown
+
+
+@needs_data
+async def test_a_chinese_trials_grammar_keeps_it_in_chinese_and_its_questions_questions():
+    """Under a grammar, a Chinese trial's turns and judgment cannot slip into English (no
+    lower-case Latin letters; "POS" or "XXX" still can be written), a question must end with a
+    question mark, and each charge ends in 罪. Every turn restates who speaks."""
+    import re
+
+    backend = ScriptedBackend()
+    record, _ = await trial(load_case(LJP / "cases" / "10.json"), backend)
+    assert record.status == "complete"
+    turns = [c for c in backend.calls if c.inputs.get("kind")]
+    for call in turns:
+        pattern = call.schema["properties"]["text"]["pattern"]
+        assert not re.fullmatch(pattern, "The defendant applied for the card."), pattern
+        assert re.fullmatch(pattern, "被告人在POS机上刷卡了吗？")
+        assert (call.inputs["kind"] == "question") == pattern.endswith("[?？]$")
+        assert "YOUR TURN (you are the " in call.prompt
+    question = next(c for c in turns if c.inputs["kind"] == "question")
+    assert f"YOUR TURN (you are the {question.role}" in question.prompt
+    assert re.fullmatch(question.schema["properties"]["text"]["pattern"], "你是哪天去的派出所？")
+    assert not re.fullmatch(question.schema["properties"]["text"]["pattern"], "我理解指控并愿意合作。")
+    judgment = next(c for c in backend.calls if c.inputs.get("task") == "judgment").schema["properties"]
+    charge = judgment["charges"]["items"]["pattern"]
+    assert re.fullmatch(charge, "信用卡诈骗罪") and not re.fullmatch(charge, "Credit Card Fraud")
+    assert not re.fullmatch(judgment["text"]["pattern"], "The defendant is guilty.")
+
+
+async def test_an_english_trials_grammar_leaves_its_letters_alone():
+    backend = ScriptedBackend()
+    record, _ = await trial(load_case(ENGLISH), backend)
+    import re
+
+    for call in (c for c in backend.calls if c.inputs.get("kind") in ("answer", "debate")):
+        assert re.fullmatch(call.schema["properties"]["text"]["pattern"], "He entered by force.")
+    judgment = next(c for c in backend.calls if c.inputs.get("task") == "judgment").schema["properties"]
+    assert "pattern" not in json.dumps(judgment["charges"])  # an English charge is any words
+
+
+def test_presenting_evidence_without_a_word_of_it_is_sent_back():
+    item = "银行交易明细，证明被告人透支本金29942.52元未还"
+    off = turn_problems("好的，请出示证据。", "prosecution", [], threshold=0.85, kind="present", zh=True, item=item)
+    assert [p.rule for p in off] == ["off_item"]
+    assert turn_problems("现出示银行交易明细，证明被告人透支未还。", "prosecution", [], threshold=0.85, kind="present",
+                         zh=True, item=item) == []
+    item_en = "Hardware store receipt for a crowbar, dated the day before the burglary"
+    assert [p.rule for p in turn_problems("Yes, please go ahead.", "prosecution", [], threshold=0.85,
+                                          kind="present", item=item_en)] == ["off_item"]
+    assert turn_problems("This receipt shows he bought a crowbar the day before.", "prosecution", [], threshold=0.85,
+                         kind="present", item=item_en) == []

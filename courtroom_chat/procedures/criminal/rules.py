@@ -72,10 +72,22 @@ def key_terms(text: str, zh: bool) -> set[str]:
     return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in stop}
 
 
+_GENERIC = {"证据", "证明", "出示", "举证", "本案", "公诉", "诉人", "evidence", "proves", "shows", "court", "present"}
+
+
+def presents(text: str, item: str, zh: bool) -> bool:
+    """Whether a turn presenting ``item`` speaks of it: two of its content terms (all of them
+    when it has fewer), words such as "evidence" aside. "好的，请出示证据" presents nothing."""
+    wanted = key_terms(item, zh) - _GENERIC
+    return len(wanted & key_terms(text, zh)) >= min(2, len(wanted))
+
+
 def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold: float, kind: str = "",
-                  focus: str = "", zh: bool = False, repeats: dict[str, RecordEntry] | None = None) -> list[Problem]:
-    """What is wrong with one turn: a repeat, a role break, a vague question, debate off its focus.
-    The turn a text repeats is also left in ``repeats`` (text -> earlier entry) when given."""
+                  focus: str = "", zh: bool = False, repeats: dict[str, RecordEntry] | None = None,
+                  item: str = "") -> list[Problem]:
+    """What is wrong with one turn: a repeat, a role break, a vague question, debate off its focus,
+    an evidence item presented without a word of it. The turn a text repeats is also left in
+    ``repeats`` (text -> earlier entry) when given."""
     problems = []
     earlier = repetition(text, record, threshold)
     if earlier is not None:
@@ -91,6 +103,9 @@ def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold:
                                                   "an act, a piece of evidence) the record leaves open"))
     if zh and not chinese(text):
         problems.append(Problem("language", "the turn is not in Chinese; the trial is held in Chinese (用中文发言)"))
+    if item and not presents(text, item, zh):
+        problems.append(Problem("off_item", "the turn does not present the evidence item; say what the item is and "
+                                            "what fact it proves, in its own words"))
     if kind == "debate" and focus and not (key_terms(focus, zh) & key_terms(text, zh)):
         problems.append(Problem("off_focus", f"the argument does not address the debate focus ('{focus}'); argue that point"))
     return problems

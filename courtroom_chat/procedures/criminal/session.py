@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...events import AgentStarted
-from ...replies import text_pattern
+from ...replies import text_class, text_pattern
 from ..base import refine_schema
 from . import present
 from .cases import Dossier
@@ -70,7 +70,14 @@ class Session:
         length = ("Two to five sentences." if not self.zh else "Two to five sentences (about 60 to 200 Chinese characters).")
         return self.procedure.render("turn", role=instructions, record=record, shown=shown,
                                      stage=present.STAGE_NAMES[self.lang][self.stage],
-                                     task=self.procedure.render(task, **values), language=self.language(), length=length)
+                                     task=self.procedure.render(task, **values), language=self.language(), length=length,
+                                     who=self.who(role))
+
+    def who(self, role: str) -> str:
+        """Who takes this turn, said again beside the task: a small model reading a record of
+        other speakers' lines otherwise went on writing as the last of them."""
+        english = present.title(role, "en").lower()
+        return f"you are the {english}, {present.title(role, 'zh')}" if self.zh else f"you are the {english}"
 
     def language(self) -> str:
         return "Write in Chinese (用中文回答)." if self.zh else "Write in English."
@@ -80,13 +87,18 @@ class Session:
         agent = self.court.agent(role, role, present.title(role, self.lang), round=turn,
                                  temperature=self.params.judge_temperature if role == "judge" else self.params.temperature)
         chars = self.params.speech_chars
-        schema = refine_schema(Speech, {"text": {"pattern": text_pattern(1, chars * 3, latin=self.court.latin)}})
+        # Under a grammar a Chinese trial's turn has no lower-case Latin letters (the 1.5B slid
+        # into English under "write in Chinese"), and a question ends with a question mark (a
+        # questioner otherwise copied the defendant's last answer as its "question").
+        schema = refine_schema(Speech, {"text": {"pattern": text_pattern(
+            1, chars * 3, latin=self.court.latin, cjk=self.zh, end="[?？]" if kind == "question" else "")}})
 
         repeats: dict[str, RecordEntry] = {}
 
         def check(value: Speech) -> list:
             return turn_problems(value.text, role, self.record, threshold=self.params.repetition_threshold,
-                                 kind=kind, focus=focus, zh=self.zh, repeats=repeats)
+                                 kind=kind, focus=focus, zh=self.zh, repeats=repeats,
+                                 item=str(values.get("item", "")) if kind == "present" else "")
 
         inputs = {"task": task, "kind": kind, "focus": focus, "turn": turn, "stage": self.stage, "lang": self.lang,
                   "record": [e.model_dump() for e in self.record[-6:]], **{k: str(v) for k, v in values.items()}}
@@ -116,7 +128,7 @@ class Session:
             record=present.record_text(self.record, self.lang, window=self.params.record_window,
                                        indictment=self.dossier.indictment)[0],
             shown=f"{len(self.record)} turns", task=self.procedure.render("host", choices=options, limit=limit),
-            language="", length="").rsplit('Reply with JSON: {"text"', 1)[0]
+            language="", length="", who=self.who("judge")).rsplit('Reply with JSON: {"text"', 1)[0]
         schema = refine_schema(HostChoice, {"next": {"enum": [*choices, END]},
                                             "reason": {"pattern": text_pattern(0, 200, latin=self.court.latin)}})
 
@@ -216,14 +228,18 @@ class Session:
             self.stage = "judgment"
             agent = self.court.agent("judge", "judge", present.title("judge", self.lang), round=len(self.record) + 1,
                                      temperature=self.params.judge_temperature)
-            pattern = text_pattern(1, 3000, latin=self.court.latin)
-            schema = refine_schema(JudgmentReply, {f: {"pattern": pattern} for f in ("facts", "reasoning", "law", "text")})
+            pattern = text_pattern(1, 3000, latin=self.court.latin, cjk=self.zh)
+            fields: dict[str, dict] = {f: {"pattern": pattern} for f in ("facts", "reasoning", "law", "text")}
+            if self.zh:  # a charge as the Criminal Law names it: Chinese, ending in 罪
+                fields["charges"] = {"items": {"type": "string", "pattern": f"^{text_class(False, cjk=True)}{{1,30}}罪$"}}
+            schema = refine_schema(JudgmentReply, fields)
             record, shown = present.record_text(self.record, self.lang, window=self.params.record_window * 2,
                                                 indictment=self.dossier.indictment)
             prompt = self.procedure.render(
                 "turn", role=self.procedure.render("judge"), record=record, shown=shown,
                 stage=present.STAGE_NAMES[self.lang]["judgment"],
                 task=self.procedure.render("judgment", language=self.language()), language="", length="",
+                who=self.who("judge"),
             ).rsplit('Reply with JSON: {"text"', 1)[0]
             answer = await self.court.ask(agent, prompt, JudgmentReply, schema=schema,
                                           check=lambda v: judgment_problems(v, self.zh),
