@@ -313,6 +313,8 @@ def load_case(
     if path is not None:
         case_path = Path(path)
         source = str(case_path)
+        if case_path.is_dir():
+            raise CaseError(f"{case_path} is a folder, not a case file; give the path of a case .json")
         if not case_path.is_file():
             raise CaseError(f"case file not found: {case_path}")
         try:

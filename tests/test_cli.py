@@ -109,6 +109,8 @@ def test_script_file_drives_the_scripted_backend(tmp_path):
         (["run", CASES / "code-commit.json", "--backend", "openai"], "unknown backend 'openai'"),
         (["run", "--question", "Q?", "--context", "nope.txt"], "evidence file not found: nope.txt"),
         (["show", "20990101"], "no run '20990101'"),
+        (["replay", "20990101"], "no run '20990101'"),
+        (["run", CASES], "is a folder, not a case file"),
         (["run", CASES / "code-commit.json", "--script", "nope.json"], "script file not found: nope.json"),
     ],
 )
@@ -159,6 +161,7 @@ def test_runs_show_and_feedback(runs_dir):
     assert "## Jury" in raw.stdout and "### Exhibit 1" in raw.stdout
     as_json = invoke("show", row["run_id"], "--format", "json")
     assert json.loads(as_json.stdout)["metadata"]["run_id"] == row["run_id"]
+    assert invoke("replay", row["run_id"][:17]).stdout == shown.stdout  # the name people ask for it by
     assert invoke("feedback", row["run_id"], "down", "-m", "the PR broke checkout").exit_code == 0
     assert RunStore(runs_dir).load(row["run_id"]).feedback.comment == "the PR broke checkout"
     assert invoke("feedback", row["run_id"], "sideways").exit_code == 2

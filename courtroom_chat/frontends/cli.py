@@ -124,6 +124,9 @@ def _positional_case(args: list[str], question: str | None, context: list[Path])
     first, evidence = args[0], [Path(a) for a in args[1:]]
     is_file = Path(first).is_file()
     if is_file or " " not in first.strip() or first.lower().endswith(".json"):
+        if Path(first).is_dir():
+            raise InputError(f"{first} is a folder, not a case file; give a case .json, or a quoted question "
+                             "followed by the evidence files")
         if not is_file:
             hint = '; to ask a question, quote it: courtroom run "Should I …?" EVIDENCE…' if "/" not in first and "." not in first else ""
             raise InputError(f"case file not found: {first}{hint}")
@@ -343,6 +346,10 @@ def show(
         from rich.markdown import Markdown
 
         console(stderr=False).print(Markdown(render.replay(parse_events(record.events), html=False)))
+
+
+# "Replay a past trial" is how people ask for it: the same command under that name.
+app.command("replay", help="Replay a stored run from its events (the same as show).")(show)
 
 
 @app.command()
