@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...events import AgentStarted
-from ...replies import text_class, text_pattern
+from ...replies import text_pattern
 from ..base import refine_schema
 from . import present
 from .cases import Dossier
@@ -231,7 +231,7 @@ class Session:
             pattern = text_pattern(1, 3000, latin=self.court.latin, cjk=self.zh)
             fields: dict[str, dict] = {f: {"pattern": pattern} for f in ("facts", "reasoning", "law", "text")}
             if self.zh:  # a charge as the Criminal Law names it: Chinese, ending in 罪
-                fields["charges"] = {"items": {"type": "string", "pattern": f"^{text_class(False, cjk=True)}{{1,30}}罪$"}}
+                fields["charges"] = {"items": {"type": "string", "pattern": text_pattern(2, 31, cjk=True, end="罪")}}
             schema = refine_schema(JudgmentReply, fields)
             record, shown = present.record_text(self.record, self.lang, window=self.params.record_window * 2,
                                                 indictment=self.dossier.indictment)
