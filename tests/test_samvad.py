@@ -339,8 +339,14 @@ async def test_the_round_prompts_contain_the_previous_rounds_statements(tmp_path
         assert all(f"Marker {m}:" in prompt for m in range(1, 6) if m != n)  # every other statement, by letter
         assert f"YOUR OWN STATEMENT IN THE PREVIOUS ROUND: undecided: Marker {n}:" in prompt
         assert "TALLY OF ROUND 1: 0 guilty; 0 not guilty; 5 undecided" in prompt and "adjudicator-" not in prompt
-    first = [r.prompt for r in backend.calls if r.role == "adjudicator" and "ROUND 1 of" in r.prompt]
-    assert len(first) == 5 and all("(none: this is the first round" in p for p in first)
+    first = [r for r in backend.calls if r.role == "adjudicator" and "ROUND 1 of" in r.prompt]
+    assert len(first) == 5 and all("(none: this is the first round" in r.prompt for r in first)
+    # the reasons before the leaning, in the prompt and in the schema the grammar follows
+    for r in first:
+        asked = r.prompt.split("Reply with JSON with these fields")[1]
+        assert asked.index('"justification"') < asked.index('"leaning"')
+        assert list(r.schema["properties"]) == ["justification", "leaning"]
+        assert "a counsel's claim is not a fact unless an evidence item states it" in r.prompt
 
 
 async def test_peers_without_the_tally_and_an_early_stop(tmp_path):

@@ -38,10 +38,12 @@ class CounselReply(BaseModel):
 
 
 class StatementReply(BaseModel):
-    """An adjudicator's statement in one round."""
+    """An adjudicator's statement in one round. The justification comes first: a small model that
+    writes its leaning first picks it before it has weighed anything (the decision court's jurors
+    give their reasons before their vote for the same reason)."""
 
-    leaning: str  # guilty | not guilty | undecided
     justification: str = ""
+    leaning: str  # guilty | not guilty | undecided
 
     @field_validator("leaning", mode="before")
     @classmethod
