@@ -15,7 +15,9 @@ made and verified, and model response times (mean, median, min, max over every c
 
 With ``--out``, each run's row is also appended to ``<out>.rows.jsonl`` as it ends, and runs
 already there (same backend, case, seed and arm) are not run again: the same command resumes
-after a stop, so the ablation's thirty trials can be gathered over several sessions.
+after a stop, so the ablation's thirty trials can be gathered over several sessions. With
+``--runs-dir RUNS`` each trial is also stored there (its row names it under ``run``), so
+``courtroom show RUN`` shows what each adjudicator read and said.
 """
 
 from __future__ import annotations
@@ -34,14 +36,16 @@ sys.path.insert(0, str(ROOT))
 from courtroom_chat.case import load_case  # noqa: E402
 from courtroom_chat.config import load_settings  # noqa: E402
 from courtroom_chat.engine import Trial  # noqa: E402
+from courtroom_chat.store import RunStore  # noqa: E402
 
 
-async def one(path: Path, settings, seed: int) -> dict:
-    record = await Trial(load_case(path), settings, store=None, seed=seed).run()
+async def one(path: Path, settings, seed: int, store: RunStore | None = None) -> dict:
+    record = await Trial(load_case(path), settings, store=store, seed=seed).run()
+    kept = {"run": record.run_id} if store else {}
     if record.outcome is None:
-        return {"case": path.stem, "seed": seed, "error": record.error or record.status}
+        return {"case": path.stem, "seed": seed, **kept, "error": record.error or record.status}
     doc = record.outputs["bench"]
-    return {"case": path.stem, "seed": seed, **doc["metrics"], "seconds": [c.seconds for c in record.calls if c.seconds],
+    return {"case": path.stem, "seed": seed, **kept, **doc["metrics"], "seconds": [c.seconds for c in record.calls if c.seconds],
             "changed": doc["conformity"]["changed"]}
 
 
@@ -76,8 +80,11 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None, help="Write <out>.json and <out>.md")
+    parser.add_argument("--runs-dir", type=Path, default=None,
+                        help="store each trial here, to read what the bench was told and said (courtroom show RUN)")
     args = parser.parse_args()
     base = load_settings(args.config).with_backend(args.backend)
+    store = RunStore(args.runs_dir) if args.runs_dir else None
     arms = {"on": [True], "off": [False], "both": [True, False]}[args.retrieval]
     report = {"backend": args.backend, "repeat": args.repeat, "cases": [p.stem for p in args.cases], "arms": {}}
     log = args.out.with_suffix(".rows.jsonl") if args.out else None
@@ -96,7 +103,7 @@ async def main() -> None:
                 row = done.get((path.stem, args.seed + r, retrieval))
                 kept = row is not None
                 if row is None:
-                    row = {**await one(path, settings, args.seed + r), "retrieval": retrieval, "backend": args.backend}
+                    row = {**await one(path, settings, args.seed + r, store), "retrieval": retrieval, "backend": args.backend}
                     if log:
                         log.parent.mkdir(parents=True, exist_ok=True)
                         with log.open("a", encoding="utf-8") as f:

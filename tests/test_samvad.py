@@ -288,12 +288,29 @@ async def test_four_of_five_is_consensus_and_a_failed_adjudicator_lowers_partici
     assert m["agreement"] == 0.8 and m["participation"] == 0.8
 
 
-def test_verdict_consistency_is_the_modal_share_per_case():
+def bench_script():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("samvad_bench", Path(__file__).resolve().parents[1] / "bench" / "samvad.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+async def test_the_bench_script_keeps_each_trial_where_asked(tmp_path):
+    from courtroom_chat.store import RunStore
+
+    store = RunStore(tmp_path / "runs")
+    row = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path), 1001, store)
+    kept = store.load(row["run"])
+    assert row["verdict"] == kept.outputs["bench"]["verdict"] and row["seed"] == 1001
+    assert any(c.role == "adjudicator" for c in kept.calls)  # what each adjudicator was asked is there to read
+    bare = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path / "again"), 1001)
+    assert "run" not in bare and bare["verdict"] == row["verdict"]
+
+
+def test_verdict_consistency_is_the_modal_share_per_case():
+    module = bench_script()
     row = {"rounds": 1, "agreement": 1.0, "participation": 1.0, "meaningful_per_adjudicator": 1.0, "grounding": 0.5,
            "counsel_grounding": 0.5, "seconds": [1.0, 3.0], "citations": {"made": 2, "verified": 1}}
     rows = [{**row, "case": "a", "verdict": v} for v in ("guilty", "guilty", "not guilty")] + \
