@@ -26,6 +26,7 @@ from courtroom_chat.frontends.cli import app
 from courtroom_chat.kb import KnowledgeBase, Provision, chunk, default_corpus, read_folder
 from courtroom_chat.procedures.samvad.cases import bench_case
 from courtroom_chat.procedures.samvad.rules import consensus, grounding, meaningful, needed
+from courtroom_chat.store import RunStore
 from tests.conftest import CASES, SHARED_DATA, needs_shared
 
 INDIA_LAW = SHARED_DATA / "india_law"
@@ -298,8 +299,6 @@ def bench_script():
 
 
 async def test_the_bench_script_keeps_each_trial_where_asked(tmp_path):
-    from courtroom_chat.store import RunStore
-
     store = RunStore(tmp_path / "runs")
     row = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path), 1001, store)
     kept = store.load(row["run"])
@@ -307,6 +306,33 @@ async def test_the_bench_script_keeps_each_trial_where_asked(tmp_path):
     assert any(c.role == "adjudicator" for c in kept.calls)  # what each adjudicator was asked is there to read
     bare = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path / "again"), 1001)
     assert "run" not in bare and bare["verdict"] == row["verdict"]
+
+
+async def test_the_leaning_probe_rewrites_the_stored_prompts_and_maps_each_wording(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("leaning", Path(__file__).resolve().parents[1] / "bench" / "samvad_leaning.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    store = RunStore(tmp_path / "runs")
+    row = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path), 1001, store)
+    calls = probe.round_one(store.load(row["run"]))
+    assert [c.agent for c in calls] == [f"adjudicator-{n}" for n in range(1, 6)]
+    user = calls[0].messages[1]["content"]
+    full, schema = probe.rewrite(user, "doubt", "full")
+    assert full.startswith(user[: user.index(probe.ASK)]) and full.endswith("committed the offence charged?\n")
+    assert list(schema["properties"]) == ["justification", "reasonable_doubt"]
+    alone, _ = probe.rewrite(user, "leaning", "noargs")
+    assert "THE ARGUMENTS:" not in alone and "PROSECUTION EVIDENCE:" in alone and "ROUND 1 of" in alone
+    last, _ = probe.rewrite(user, "proved", "evidence-last")
+    assert last.count("P1. ") == 2 and last.index("THE EVIDENCE AGAIN") > last.index("THE ARGUMENTS:")
+    replies = [{"reasonable_doubt": "yes", "justification": "The theft is not proven: D1 shows he was away."},
+               {"reasonable_doubt": "no", "justification": "P1 and P3 prove the taking; it has not been proved otherwise."},
+               {"reasonable_doubt": "maybe"}]
+    assert probe.tally(replies, "doubt") == {"n": 3, "guilty": 1, "not guilty": 1, "undecided": 1,
+                                             "reasons_say_not_proven": 2, "guilty_beside_not_proven": 1}
+    with pytest.raises(ValueError, match="not an adjudicator prompt"):
+        probe.rewrite("hello", "leaning", "full")
 
 
 def test_verdict_consistency_is_the_modal_share_per_case():
