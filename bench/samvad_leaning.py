@@ -10,7 +10,10 @@ Label wordings (the reasons always come first, as the bench asks):
 - ``proved``: has the evidence proved the charge beyond reasonable doubt: "proved", "not proved", "undecided";
 - ``question``: does the evidence prove beyond reasonable doubt that the accused committed the
   offence: "yes", "no", "unsure";
-- ``doubt``: the mirror of ``question``: does a reasonable doubt remain: "yes" (not guilty), "no" (guilty), "unsure".
+- ``doubt``: the mirror of ``question``: does a reasonable doubt remain: "yes" (not guilty), "no" (guilty), "unsure";
+- ``plain``: as the decision court's jurors and its single-call baseline are asked: a few
+  sentences weighing what speaks for and against, then "yes" or "no": did the accused commit
+  the offence charged?
 Contexts: ``full`` (the prompt as the trial sent it), ``noargs`` (without the judge's
 instructions, the arguments and the law: the case file alone), ``evidence-last`` (the evidence
 items repeated just before the question, where a small model attends most).
@@ -45,6 +48,9 @@ ASK = "Reply with JSON with these fields, in this order:"
 REASONS = ('- "justification": at least {words} words: for each element of the charge, the evidence items (P1, D2…) '
            "that prove it or leave it unproved, the law (name the section), and the strongest point against your "
            "conclusion.\n")
+# a wording's own reasons line, where it is not REASONS
+PLAIN_REASONS = ('- "reasoning": a few sentences weighing what in the evidence speaks for and against the charge, '
+                 "naming the items (P1, D2…).\n")
 # wording -> (field, {label: verdict}, the line asking for it)
 LABELS: dict[str, tuple[str, dict[str, str], str]] = {
     "leaning": ("leaning", {"guilty": "guilty", "not guilty": "not guilty", "undecided": "undecided"},
@@ -58,6 +64,8 @@ LABELS: dict[str, tuple[str, dict[str, str], str]] = {
     "doubt": ("reasonable_doubt", {"yes": "not guilty", "no": "guilty", "unsure": "undecided"},
               '- "reasonable_doubt": exactly "yes", "no" or "unsure": does a reasonable doubt remain that the accused '
               "committed the offence charged?\n"),
+    "plain": ("decision", {"yes": "guilty", "no": "not guilty"},
+              '- "decision": "yes" or "no": on this evidence, did the accused commit the offence charged?\n'),
 }
 CONTEXTS = ("full", "noargs", "evidence-last")
 NOT_PROVEN = re.compile(r"\b(?:not|never|fail(?:ed|s)? to)\s+(?:been\s+)?(?:prove[dn]?|establish(?:ed)?)\b|\bunproved\b|"
@@ -75,7 +83,8 @@ def rewrite(user: str, label: str, context: str, min_words: int = 15) -> tuple[s
     if ASK not in user:
         raise ValueError("not an adjudicator prompt: it has no reply instructions")
     field, labels, line = LABELS[label]
-    text = user[: user.index(ASK) + len(ASK)] + "\n" + REASONS.format(words=min_words) + line
+    why = PLAIN_REASONS if label == "plain" else REASONS.format(words=min_words)
+    text = user[: user.index(ASK) + len(ASK)] + "\n" + why + line
     if context == "noargs":
         start, end = text.index("THE JUDGE'S INSTRUCTIONS:"), text.index("THE OTHER ADJUDICATORS'")
         text = text[:start] + text[end:]
@@ -83,15 +92,16 @@ def rewrite(user: str, label: str, context: str, min_words: int = 15) -> tuple[s
         evidence = text[text.index("PROSECUTION EVIDENCE:"): text.index("YOU ARE ADJUDICATOR")].strip()
         at = text.index("THE OTHER ADJUDICATORS'")
         text = text[:at] + "THE EVIDENCE AGAIN (what the case file states; nothing else is a fact):\n" + evidence + "\n\n" + text[at:]
-    schema = {"type": "object", "required": ["justification", field],
-              "properties": {"justification": {"type": "string", "maxLength": 1200}, field: {"type": "string", "enum": list(labels)}}}
+    reason = "reasoning" if label == "plain" else "justification"
+    schema = {"type": "object", "required": [reason, field],
+              "properties": {reason: {"type": "string", "maxLength": 1200}, field: {"type": "string", "enum": list(labels)}}}
     return text, schema
 
 
 def tally(replies: list[dict[str, Any]], label: str) -> dict[str, Any]:
     field, labels, _ = LABELS[label]
     verdicts = [labels.get(r.get(field, ""), "undecided") for r in replies]
-    said = [bool(NOT_PROVEN.search(r.get("justification", ""))) for r in replies]
+    said = [bool(NOT_PROVEN.search(r.get("justification", r.get("reasoning", "")))) for r in replies]
     counts = Counter(verdicts)
     return {"n": len(replies), **{v: counts[v] for v in ("guilty", "not guilty", "undecided")},
             "reasons_say_not_proven": sum(said),

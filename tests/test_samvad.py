@@ -331,6 +331,9 @@ async def test_the_leaning_probe_rewrites_the_stored_prompts_and_maps_each_wordi
                {"reasonable_doubt": "maybe"}]
     assert probe.tally(replies, "doubt") == {"n": 3, "guilty": 1, "not guilty": 1, "undecided": 1,
                                              "reasons_say_not_proven": 2, "guilty_beside_not_proven": 1}
+    plain, schema = probe.rewrite(user, "plain", "noargs")
+    assert list(schema["properties"]) == ["reasoning", "decision"] and schema["properties"]["decision"]["enum"] == ["yes", "no"]
+    assert probe.tally([{"decision": "no", "reasoning": "D1 puts him elsewhere; the theft is not proven."}], "plain")["not guilty"] == 1
     with pytest.raises(ValueError, match="not an adjudicator prompt"):
         probe.rewrite("hello", "leaning", "full")
 
