@@ -211,9 +211,10 @@ def foreign_characters(text: str) -> str:
 
 def text_class(latin: bool, cjk: bool = False) -> str:
     """One character of a JSON string (no quote, no escape), without CJK when ``latin``, and
-    without lower-case Latin letters when ``cjk`` (a reply to a Chinese case cannot slip into
-    English under the grammar; upper-case runs such as "POS", "KTV" or "XXX" stay possible)."""
-    return '[^"\\\\' + (FOREIGN if latin else "") + ("a-z" if cjk else "") + "]"
+    without Latin letters but X when ``cjk`` (a reply to a Chinese case cannot slip into
+    English under the grammar; the 1.5B, refused lower-case letters, wrote "I, [DEFENDANT]" in
+    capitals. X stays for the case files' masks, "XXX年X月X日"; "POS机" becomes "刷卡机")."""
+    return '[^"\\\\' + (FOREIGN if latin else "") + ("A-WYZa-z" if cjk else "") + "]"
 
 
 def word_pattern(low: int, high: int, longest: int = 40, *, latin: bool = False) -> str:
@@ -231,10 +232,12 @@ def word_pattern(low: int, high: int, longest: int = 40, *, latin: bool = False)
 def text_pattern(low: int, high: int, *, latin: bool = False, cjk: bool = False, end: str = "") -> str:
     """A JSON-string pattern of ``low`` to ``high`` characters. Keep ``high`` generous: at the
     bound the string must close, mid-word if need be; the prompt asks for the short form.
-    ``end``: a character class the string must end with (``"[?？]"``: a question)."""
-    if end:
-        return f"^{text_class(latin, cjk)}{{{max(0, low - 1)},{max(0, high - 1)}}}{end}$"
-    return f"^{text_class(latin, cjk)}{{{low},{high}}}$"
+    ``end``: a character class the string must end with (``"[?？]"``: a question). With
+    ``cjk`` (and ``low`` at least 1) the string starts with a CJK character or CJK punctuation:
+    a model that opens in Chinese goes on in Chinese."""
+    first = f"[{FOREIGN}]" if cjk and low >= 1 else ""
+    taken = (1 if first else 0) + (1 if end else 0)
+    return f"^{first}{text_class(latin, cjk)}{{{max(0, low - taken)},{max(0, high - taken)}}}{end}$"
 
 
 def literal_pattern(text: str) -> str | None:

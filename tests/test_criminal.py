@@ -283,9 +283,10 @@ def test_the_dataset_scores_charges_terms_and_the_published_anchors_on_the_same_
 
 @needs_data
 async def test_a_chinese_trials_grammar_keeps_it_in_chinese_and_its_questions_questions():
-    """Under a grammar, a Chinese trial's turns and judgment cannot slip into English (no
-    lower-case Latin letters; "POS" or "XXX" still can be written), a question must end with a
-    question mark, and each charge ends in 罪. Every turn restates who speaks."""
+    """Under a grammar, a Chinese trial's turns and judgment cannot slip into English (they
+    open with a Chinese character and hold no Latin letter but the masks' X: the 1.5B, refused
+    lower-case letters, wrote "I, [DEFENDANT]"), a question must end with a question mark, and
+    each charge ends in 罪. Every turn restates who speaks."""
     import re
 
     backend = ScriptedBackend()
@@ -295,7 +296,11 @@ async def test_a_chinese_trials_grammar_keeps_it_in_chinese_and_its_questions_qu
     for call in turns:
         pattern = call.schema["properties"]["text"]["pattern"]
         assert not re.fullmatch(pattern, "The defendant applied for the card."), pattern
-        assert re.fullmatch(pattern, "被告人在POS机上刷卡了吗？")
+        assert re.fullmatch(pattern, "被告人在刷卡机上刷卡了吗？")
+        assert not re.fullmatch(pattern, "I, [DEFENDANT], I, [DEFENDANT].") and not re.fullmatch(pattern, "我，[DEFENDANT]。")
+        assert not re.fullmatch(pattern, "被告人在POS机上刷卡了吗？")  # a capitalised English word too
+        if call.inputs["kind"] != "question":
+            assert re.fullmatch(pattern, "被告人曾某，XXX年X月X日出生。")  # the case files' masks stay writable
         assert (call.inputs["kind"] == "question") == pattern.endswith("[?？]$")
         assert "YOUR TURN (you are the " in call.prompt
     question = next(c for c in turns if c.inputs["kind"] == "question")
