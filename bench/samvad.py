@@ -41,11 +41,11 @@ from courtroom_chat.store import RunStore  # noqa: E402
 
 async def one(path: Path, settings, seed: int, store: RunStore | None = None) -> dict:
     record = await Trial(load_case(path), settings, store=store, seed=seed).run()
-    kept = {"run": record.run_id} if store else {}
+    named = {"run": record.run_id} if store else {}  # the stored trial, to read back
     if record.outcome is None:
-        return {"case": path.stem, "seed": seed, **kept, "error": record.error or record.status}
+        return {"case": path.stem, "seed": seed, **named, "error": record.error or record.status}
     doc = record.outputs["bench"]
-    return {"case": path.stem, "seed": seed, **kept, **doc["metrics"], "seconds": [c.seconds for c in record.calls if c.seconds],
+    return {"case": path.stem, "seed": seed, **named, **doc["metrics"], "seconds": [c.seconds for c in record.calls if c.seconds],
             "changed": doc["conformity"]["changed"]}
 
 

@@ -11,9 +11,9 @@ Label wordings (the reasons always come first, as the bench asks):
 - ``question``: does the evidence prove beyond reasonable doubt that the accused committed the
   offence: "yes", "no", "unsure";
 - ``doubt``: the mirror of ``question``: does a reasonable doubt remain: "yes" (not guilty), "no" (guilty), "unsure";
-- ``plain``: as the decision court's jurors and its single-call baseline are asked: a few
-  sentences weighing what speaks for and against, then "yes" or "no": did the accused commit
-  the offence charged?
+- ``plain``: the shape of the decision court's plain call (not its words: its prompt names a
+  QUESTION the case file here does not have): a few sentences weighing what speaks for and
+  against, then "yes" or "no": did the accused commit the offence charged?
 Contexts: ``full`` (the prompt as the trial sent it), ``noargs`` (without the judge's
 instructions, the arguments and the law: the case file alone), ``evidence-last`` (the evidence
 items repeated just before the question, where a small model attends most).
@@ -32,6 +32,7 @@ import json
 import re
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,27 +46,36 @@ from courtroom_chat.records import RunRecord  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 ASK = "Reply with JSON with these fields, in this order:"
-REASONS = ('- "justification": at least {words} words: for each element of the charge, the evidence items (P1, D2…) '
+JUSTIFY = ('- "justification": at least {words} words: for each element of the charge, the evidence items (P1, D2…) '
            "that prove it or leave it unproved, the law (name the section), and the strongest point against your "
            "conclusion.\n")
-# a wording's own reasons line, where it is not REASONS
-PLAIN_REASONS = ('- "reasoning": a few sentences weighing what in the evidence speaks for and against the charge, '
-                 "naming the items (P1, D2…).\n")
-# wording -> (field, {label: verdict}, the line asking for it)
-LABELS: dict[str, tuple[str, dict[str, str], str]] = {
-    "leaning": ("leaning", {"guilty": "guilty", "not guilty": "not guilty", "undecided": "undecided"},
-                '- "leaning": exactly "guilty", "not guilty" or "undecided": the one your justification supports.\n'),
-    "proved": ("charge", {"proved": "guilty", "not proved": "not guilty", "undecided": "undecided"},
-               '- "charge": exactly "proved", "not proved" or "undecided": has the evidence proved the charge beyond '
-               "reasonable doubt?\n"),
-    "question": ("answer", {"yes": "guilty", "no": "not guilty", "unsure": "undecided"},
-                 '- "answer": exactly "yes", "no" or "unsure": does the evidence prove beyond reasonable doubt that the '
-                 "accused committed the offence charged?\n"),
-    "doubt": ("reasonable_doubt", {"yes": "not guilty", "no": "guilty", "unsure": "undecided"},
-              '- "reasonable_doubt": exactly "yes", "no" or "unsure": does a reasonable doubt remain that the accused '
-              "committed the offence charged?\n"),
-    "plain": ("decision", {"yes": "guilty", "no": "not guilty"},
-              '- "decision": "yes" or "no": on this evidence, did the accused commit the offence charged?\n'),
+WEIGH = '- "reasoning": a few sentences weighing what in the evidence speaks for and against the charge, naming the items (P1, D2…).\n'
+
+
+@dataclass(frozen=True)
+class Wording:
+    field: str  # the field the leaning is asked in
+    verdicts: dict[str, str]  # each label it allows -> the verdict it stands for
+    line: str  # the line asking for it
+    reasons: str = JUSTIFY  # the line asking for the reasons, which come first
+    reason_field: str = "justification"
+
+
+LABELS: dict[str, Wording] = {
+    "leaning": Wording("leaning", {"guilty": "guilty", "not guilty": "not guilty", "undecided": "undecided"},
+                       '- "leaning": exactly "guilty", "not guilty" or "undecided": the one your justification supports.\n'),
+    "proved": Wording("charge", {"proved": "guilty", "not proved": "not guilty", "undecided": "undecided"},
+                      '- "charge": exactly "proved", "not proved" or "undecided": has the evidence proved the charge beyond '
+                      "reasonable doubt?\n"),
+    "question": Wording("answer", {"yes": "guilty", "no": "not guilty", "unsure": "undecided"},
+                        '- "answer": exactly "yes", "no" or "unsure": does the evidence prove beyond reasonable doubt that '
+                        "the accused committed the offence charged?\n"),
+    "doubt": Wording("reasonable_doubt", {"yes": "not guilty", "no": "guilty", "unsure": "undecided"},
+                     '- "reasonable_doubt": exactly "yes", "no" or "unsure": does a reasonable doubt remain that the '
+                     "accused committed the offence charged?\n"),
+    "plain": Wording("decision", {"yes": "guilty", "no": "not guilty"},
+                     '- "decision": "yes" or "no": on this evidence, did the accused commit the offence charged?\n',
+                     reasons=WEIGH, reason_field="reasoning"),
 }
 CONTEXTS = ("full", "noargs", "evidence-last")
 NOT_PROVEN = re.compile(r"\b(?:not|never|fail(?:ed|s)? to)\s+(?:been\s+)?(?:prove[dn]?|establish(?:ed)?)\b|\bunproved\b|"
@@ -82,9 +92,8 @@ def rewrite(user: str, label: str, context: str, min_words: int = 15) -> tuple[s
     """The round-1 prompt asked with another wording of the leaning, and the schema for it."""
     if ASK not in user:
         raise ValueError("not an adjudicator prompt: it has no reply instructions")
-    field, labels, line = LABELS[label]
-    why = PLAIN_REASONS if label == "plain" else REASONS.format(words=min_words)
-    text = user[: user.index(ASK) + len(ASK)] + "\n" + why + line
+    w = LABELS[label]
+    text = user[: user.index(ASK) + len(ASK)] + "\n" + w.reasons.format(words=min_words) + w.line
     if context == "noargs":
         start, end = text.index("THE JUDGE'S INSTRUCTIONS:"), text.index("THE OTHER ADJUDICATORS'")
         text = text[:start] + text[end:]
@@ -92,16 +101,16 @@ def rewrite(user: str, label: str, context: str, min_words: int = 15) -> tuple[s
         evidence = text[text.index("PROSECUTION EVIDENCE:"): text.index("YOU ARE ADJUDICATOR")].strip()
         at = text.index("THE OTHER ADJUDICATORS'")
         text = text[:at] + "THE EVIDENCE AGAIN (what the case file states; nothing else is a fact):\n" + evidence + "\n\n" + text[at:]
-    reason = "reasoning" if label == "plain" else "justification"
-    schema = {"type": "object", "required": [reason, field],
-              "properties": {reason: {"type": "string", "maxLength": 1200}, field: {"type": "string", "enum": list(labels)}}}
+    schema = {"type": "object", "required": [w.reason_field, w.field],
+              "properties": {w.reason_field: {"type": "string", "maxLength": 1200},
+                             w.field: {"type": "string", "enum": list(w.verdicts)}}}
     return text, schema
 
 
 def tally(replies: list[dict[str, Any]], label: str) -> dict[str, Any]:
-    field, labels, _ = LABELS[label]
-    verdicts = [labels.get(r.get(field, ""), "undecided") for r in replies]
-    said = [bool(NOT_PROVEN.search(r.get("justification", r.get("reasoning", "")))) for r in replies]
+    w = LABELS[label]
+    verdicts = [w.verdicts.get(r.get(w.field, ""), "undecided") for r in replies]
+    said = [bool(NOT_PROVEN.search(r.get(w.reason_field, ""))) for r in replies]
     counts = Counter(verdicts)
     return {"n": len(replies), **{v: counts[v] for v in ("guilty", "not guilty", "undecided")},
             "reasons_say_not_proven": sum(said),

@@ -289,31 +289,30 @@ async def test_four_of_five_is_consensus_and_a_failed_adjudicator_lowers_partici
     assert m["agreement"] == 0.8 and m["participation"] == 0.8
 
 
-def bench_script():
+def bench_script(name: str = "samvad"):
+    """A script of bench/, loaded as a module."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("samvad_bench", Path(__file__).resolve().parents[1] / "bench" / "samvad.py")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).resolve().parents[1] / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass in it looks its module up there
     spec.loader.exec_module(module)
     return module
 
 
 async def test_the_bench_script_keeps_each_trial_where_asked(tmp_path):
     store = RunStore(tmp_path / "runs")
-    row = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path), 1001, store)
+    script = bench_script()
+    row = await script.one(CASES / "samvad-theft.json", kb_settings(tmp_path), 1001, store)
     kept = store.load(row["run"])
     assert row["verdict"] == kept.outputs["bench"]["verdict"] and row["seed"] == 1001
     assert any(c.role == "adjudicator" for c in kept.calls)  # what each adjudicator was asked is there to read
-    bare = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path / "again"), 1001)
+    bare = await script.one(CASES / "samvad-theft.json", kb_settings(tmp_path / "again"), 1001)
     assert "run" not in bare and bare["verdict"] == row["verdict"]
 
 
 async def test_the_leaning_probe_rewrites_the_stored_prompts_and_maps_each_wording(tmp_path):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("leaning", Path(__file__).resolve().parents[1] / "bench" / "samvad_leaning.py")
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
+    probe = bench_script("samvad_leaning")
     store = RunStore(tmp_path / "runs")
     row = await bench_script().one(CASES / "samvad-theft.json", kb_settings(tmp_path), 1001, store)
     calls = probe.round_one(store.load(row["run"]))
