@@ -62,9 +62,14 @@ async def bench(case: Path, settings: Settings, script: dict | None = None, **pa
     return record, backend
 
 
-def statement(leaning: str, words: str = "") -> dict:
-    return {"leaning": leaning, "justification": words or f"On the evidence P1 and the law in IPC section 379 I lean "
-                                                           f"{leaning}, having weighed both arguments with care today."}
+def statement(leaning: str, words: str = "", elements: int = 2) -> dict:
+    """A statement whose findings agree with its leaning (the scripted judge lists two elements):
+    every element proved on P1 when guilty, the last one not proved otherwise."""
+    findings = [{"element": k, "evidence": ["P1"], "finding": "not proved" if leaning != "guilty" and k == elements
+                 else "proved"} for k in range(1, elements + 1)]
+    return {"findings": findings, "leaning": leaning,
+            "justification": words or f"On the evidence P1 and the law in IPC section 379 I lean {leaning}, having "
+                                      "weighed both arguments with care today."}
 
 
 # ---------------------------------------------------------------- the knowledge base
@@ -389,9 +394,86 @@ async def test_the_round_prompts_contain_the_previous_rounds_statements(tmp_path
     # the reasons before the leaning, in the prompt and in the schema the grammar follows
     for r in first:
         asked = r.prompt.split("Reply with JSON with these fields")[1]
-        assert asked.index('"justification"') < asked.index('"leaning"')
-        assert list(r.schema["properties"]) == ["justification", "leaning"]
-        assert "a counsel's claim is not a fact unless an evidence item states it" in r.prompt
+        assert asked.index('"findings"') < asked.index('"justification"') < asked.index('"leaning"')
+        assert list(r.schema["properties"]) == ["findings", "justification", "leaning"]
+        assert "a counsel's claim or a suspicion is not a fact unless an evidence item states it" in r.prompt
+
+
+def test_a_guilty_leaning_needs_every_element_found_proved_on_an_item():
+    from courtroom_chat.procedures.samvad.rules import statement_problems
+    from courtroom_chat.procedures.samvad.wire import StatementReply
+
+    items = ["P1", "P2", "D1"]
+    words = "The evidence P1 and the law in IPC section 379 decide it, weighed against D1 with care."
+
+    def rules(findings, leaning):
+        reply = StatementReply(findings=[{"element": k, "evidence": e, "finding": f} for k, e, f in findings],
+                               justification=words, leaning=leaning)
+        return [p.rule for p in statement_problems(reply, 10, 2, items)]
+
+    assert rules([(1, ["P1"], "proved"), (2, ["P2"], "proved")], "guilty") == []
+    assert rules([(1, ["P1"], "proved"), (2, ["D1"], "not proved")], "not guilty") == []
+    assert rules([(1, ["P1"], "proved"), (2, ["P2"], "proved")], "not guilty") == []  # a defence may still acquit
+    assert rules([(1, ["P1"], "proved"), (2, ["D1"], "not proved")], "guilty") == ["unsupported_guilt"]
+    # proved on no item is not proved; an item the case file lacks, or an element left out, is sent back
+    assert rules([(1, ["P1"], "proved"), (2, [], "proved")], "guilty") == ["findings", "unsupported_guilt"]
+    assert rules([(1, ["P7"], "proved"), (2, ["P2"], "proved")], "guilty") == ["findings"]
+    assert rules([(1, ["P1"], "proved"), (1, ["P2"], "proved")], "not guilty") == ["findings"]
+    assert "element 2 not proved, yet your leaning is guilty" in statement_problems(
+        StatementReply(findings=[{"element": 1, "evidence": ["P1"], "finding": "proved"},
+                                 {"element": 2, "evidence": ["D1"], "finding": "not proved"}],
+                       justification=words, leaning="guilty"), 10, 2, items)[0].message
+    # a case file without items: findings need no item, and an older reply without findings is not checked
+    assert statement_problems(StatementReply(findings=[{"element": 1, "finding": "proved"}], justification=words,
+                                             leaning="guilty"), 10, 1, []) == []
+    assert statement_problems(StatementReply(justification=words, leaning="guilty"), 10) == []
+
+
+async def test_each_adjudicator_finds_on_the_judges_elements_and_an_unsupported_guilt_counts_undecided(tmp_path):
+    judge = {"instructions": "Decide whether the prosecution proved theft of the chain on the evidence before the "
+                             "bench, weighing both sides impartially and nothing outside it.",
+             "elements": ["the accused moved the chain", "dishonestly", "out of the owner's possession"],
+             "standard_of_proof": "Beyond reasonable doubt, on the prosecution.", "citations": []}
+    proved = [{"element": k, "evidence": ["P1"], "finding": "proved"} for k in (1, 2, 3)]
+    guilty = statement("guilty") | {"findings": proved}
+    stubborn = statement("guilty") | {"findings": [*proved[:2], {"element": 3, "evidence": ["D1"],
+                                                                 "finding": "not proved"}]}
+    script = {"judge": judge, "adjudicator-1": [stubborn, stubborn],
+              **{f"adjudicator-{n}": guilty for n in range(2, 6)}}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script, max_rounds=1)
+    asked = [r for r in backend.calls if r.role == "adjudicator"]
+    first = next(r for r in asked if r.agent == "adjudicator-2")
+    assert "1. the accused moved the chain\n2. dishonestly\n3. out of the owner's possession" in first.prompt
+    findings = first.schema["properties"]["findings"]
+    assert findings["minItems"] == findings["maxItems"] == 3
+    finding = first.schema["$defs"]["Finding"]["properties"]
+    assert finding["element"]["enum"] == [1, 2, 3] and finding["finding"]["enum"] == ["proved", "not proved"]
+    b = bench_case(load_case(CASES / "samvad-theft.json"))
+    assert finding["evidence"]["items"]["enum"] == ([f"P{i}" for i in range(1, len(b.prosecution_evidence) + 1)]
+                                                    + [f"D{i}" for i in range(1, len(b.defense_evidence) + 1)])
+    # adjudicator 1 leaned guilty with element 3 not proved, twice: sent back once, then counted undecided
+    ones = [r for r in asked if r.agent == "adjudicator-1"]
+    assert len(ones) == 2 and "make your leaning follow your findings" in ones[1].messages()[-1]["content"]
+    statement1 = record.outputs["adjudicator-1@1"]
+    assert statement1["leaning"] == "undecided" and statement1["inconsistent"]
+    assert statement1["findings"][2]["what"] == "out of the owner's possession"
+    assert any(w.rule == "unsupported_guilt" and w.agent == "adjudicator-1" for w in record.warnings)
+    assert record.outputs["bench"]["by_round"][0]["counts"] == {"guilty": 4, "not guilty": 0, "undecided": 1}
+    assert record.outcome.label == "guilty"  # four of five is still the consensus
+
+
+async def test_without_the_judges_elements_each_charge_is_one_and_the_digest_shows_findings(tmp_path):
+    judge = {"instructions": "Decide whether the prosecution proved the charge on the evidence before the bench, "
+                             "weighing both sides impartially and nothing outside it.",
+             "elements": [], "standard_of_proof": "Beyond reasonable doubt, on the prosecution.", "citations": []}
+    script = {"judge": judge, **{f"adjudicator-{n}": statement(["guilty", "not guilty"][n % 2], elements=1)
+                                 for n in range(1, 6)}}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script, max_rounds=2)
+    b = bench_case(load_case(CASES / "samvad-theft.json"))
+    first = next(r for r in backend.calls if r.role == "adjudicator")
+    assert f"1. {b.accused or 'the accused'} committed {b.charges[0]}" in first.prompt
+    second = [r.prompt for r in backend.calls if r.role == "adjudicator" and "ROUND 2 of" in r.prompt]
+    assert second and all("(guilty; elements proved 1)" in p and "(not guilty; not proved 1)" in p for p in second)
 
 
 async def test_peers_without_the_tally_and_an_early_stop(tmp_path):

@@ -35,10 +35,13 @@ from . import cases, present
 from .cases import BenchCase, bench_case
 from .demo import demo_reply
 from .rules import (
+    FINDINGS,
     LEANINGS,
     NOT_GUILTY,
     consensus,
     counsel_problems,
+    elements_of,
+    evidence_items,
     judge_problems,
     majority,
     meaningful,
@@ -285,14 +288,16 @@ class SamvadBench(Procedure):
             stage.state = present.checked_state([c for d in out.values() for c in d.get("checked", [])])
         return out
 
-    def briefing(self, kb: KnowledgeBase, instructions: dict[str, Any],
-                 arguments: dict[str, dict[str, Any]]) -> dict[str, str]:
-        """What the bench reads: the instructions and arguments, and only the verified law."""
+    def briefing(self, kb: KnowledgeBase, b: BenchCase, instructions: dict[str, Any],
+                 arguments: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """What the bench reads: the instructions, the elements each adjudicator makes a finding
+        on, the arguments, and only the verified law."""
         return {"instructions": present.instructions_text(instructions),
+                "elements": elements_of(instructions, b),
                 "arguments": present.arguments_text(arguments),
                 "law": present.verified_law([instructions, *arguments.values()], kb)}
 
-    def adjudicator_prompt(self, court: Court, n: int, round_: int, brief: dict[str, str],
+    def adjudicator_prompt(self, court: Court, n: int, round_: int, brief: dict[str, Any],
                            previous: dict[str, dict[str, Any]]) -> str:
         p = court.params
         me = f"adjudicator-{n}"
@@ -306,13 +311,14 @@ class SamvadBench(Procedure):
             own = f"{mine['leaning']}: {present.shorten(mine['justification'], 300)}" if mine else "(none: it failed)"
         return self.render("adjudicator", round=round_, rounds=p.max_rounds, seat=n, size=p.adjudicators,
                            instructions=brief["instructions"], arguments=brief["arguments"], law=brief["law"],
+                           elements="\n".join(f"{i}. {e}" for i, e in enumerate(brief["elements"], 1)),
                            previous=earlier, own=own, needed=needed(p.adjudicators, p.consensus),
                            min_words=p.min_words)
 
     async def deliberate(self, court: Court, b: BenchCase, instructions: dict[str, Any],
                          arguments: dict[str, dict[str, Any]]) -> tuple[list[dict[str, dict[str, Any]]], dict[str, Any]]:
         p = court.params
-        brief = self.briefing(self.kb(court), instructions, arguments)
+        brief = self.briefing(self.kb(court), b, instructions, arguments)
         rounds: list[dict[str, dict[str, Any]]] = []
         moves: list[dict[str, Any]] = []
         flow: dict[str, Any] = {"rounds": moves, "consensus": [], "stopped": "", "rounds_skipped": 0}
@@ -328,8 +334,8 @@ class SamvadBench(Procedure):
             prior = majority({k: v["leaning"] for k, v in previous.items()}) if previous else ""
             async with court.stage("deliberation", f"Deliberation, round {round_}",
                                    planned=[(a, pr) for _, a, pr in plans], round=round_) as stage:
-                await asyncio.gather(*(self.state(court, b, n, agent, prompt, round_, previous, prior, current)
-                                       for n, agent, prompt in plans))
+                await asyncio.gather(*(self.state(court, b, n, agent, prompt, round_, previous, prior, current,
+                                                  brief["elements"]) for n, agent, prompt in plans))
                 if not current:
                     raise RoleOutputError(f"no adjudicator could give a statement in round {round_}", agent="adjudicator-1")
                 votes = {k: v["leaning"] for k, v in current.items()}
@@ -356,23 +362,42 @@ class SamvadBench(Procedure):
                 break
         return rounds, flow
 
+    @staticmethod
+    def statement_schema(elements: list[str], items: list[str]) -> dict[str, Any]:
+        """The statement's schema for decoding: one finding per element, by number, naming only
+        the case file's evidence items."""
+        return refine_schema(StatementReply, {
+            "leaning": {"enum": LEANINGS}, "justification": {"maxLength": 1200},
+            "findings": {"minItems": len(elements), "maxItems": len(elements)},
+            "Finding.element": {"enum": list(range(1, len(elements) + 1))},
+            "Finding.evidence": {"maxItems": 4, **({"items": {"enum": items}} if items else {"maxItems": 0})},
+            "Finding.finding": {"enum": FINDINGS},
+        })
+
     async def state(self, court: Court, b: BenchCase, n: int, agent: Agent, prompt: str, round_: int,
-                    previous: dict[str, dict[str, Any]], prior: str, current: dict[str, dict[str, Any]]) -> None:
+                    previous: dict[str, dict[str, Any]], prior: str, current: dict[str, dict[str, Any]],
+                    elements: list[str]) -> None:
         p = court.params
         own = previous.get(agent.name)
-        inputs = {"seat": n, "size": p.adjudicators, "round": round_, "charges": b.charges,
-                  **({"before": own["leaning"], "majority": prior} if own else {})}
+        items = evidence_items(b)
+        inputs = {"seat": n, "size": p.adjudicators, "round": round_, "charges": b.charges, "elements": elements,
+                  "items": items, **({"before": own["leaning"], "majority": prior} if own else {})}
         try:
             answer = await court.ask(agent, prompt, StatementReply, inputs=inputs,
-                                     schema=refine_schema(StatementReply, {"leaning": {"enum": LEANINGS},
-                                                                           "justification": {"maxLength": 1200}}),
-                                     check=lambda r: statement_problems(r, p.min_words))
+                                     schema=self.statement_schema(elements, items),
+                                     check=lambda r: statement_problems(r, p.min_words, len(elements), items))
         except FAILED:
             return
         court.settle(agent, answer)
         data = answer.value.model_dump(mode="json") | {"adjudicator": agent.name, "round": round_}
+        for f in data["findings"]:
+            f["what"] = elements[f["element"] - 1] if 1 <= f["element"] <= len(elements) else ""
         if data["leaning"] not in LEANINGS:
             data["leaning"] = "undecided"  # what a repair could not mend counts toward no verdict
+        elif any(pr.rule == "unsupported_guilt" for pr in answer.problems):
+            # A guilty leaning its own findings do not carry, even after the repair: it counts
+            # toward no verdict, and the statement says so.
+            data["leaning"], data["inconsistent"] = "undecided", True
         data["meaningful"] = meaningful(data["justification"], b, p.min_words)
         if own:
             data["changed"] = data["leaning"] != own["leaning"]
@@ -438,7 +463,8 @@ class SamvadBench(Procedure):
             court.plan_prompt("arguments", court.agent(role, role, title, "arguments"),
                               self.counsel_prompt(b, role, law, placeholder), CounselReply)
         brief = {"instructions": "[the judge's instructions]", "arguments": "[both counsels' arguments]",
-                 "law": "[the verified citations and their text]"}
+                 "law": "[the verified citations and their text]",
+                 "elements": ["[each element of the charge the judge lists, or each charge when it lists none]"]}
         previous = {f"adjudicator-{n}": {"leaning": "[leaning]", "justification": "[the statement of the last round]",
                                          "adjudicator": f"adjudicator-{n}"} for n in range(1, p.adjudicators + 1)}
         for n in range(1, p.adjudicators + 1):

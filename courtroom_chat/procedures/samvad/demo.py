@@ -1,6 +1,7 @@
 """The bench's replies for the scripted backend, derived from the case: the judge and counsels
 cite the provisions retrieved for them, quoting each one's opening words (so they verify);
-adjudicators lean by their seat and a lean fixed by the case, and in later rounds the
+adjudicators lean by their seat and a lean fixed by the case (finding every element proved when
+guilty, the last one not proved otherwise), and in later rounds the
 undecided and the minority move toward the previous majority, except on a case whose lean
 makes the bench split evenly (a hung bench)."""
 
@@ -82,7 +83,12 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         law = f" under {named[0][0]} section {named[0][1]}" if (named := charged(charges)) else ""
         reason = {"guilty": "proves every element", "not guilty": "leaves a reasonable doubt on an element",
                   "undecided": "is not yet enough for me to decide either way"}[leaning]
-        return {"leaning": leaning,
-                "justification": (f"On the charge of {charges}{law}, the evidence that {first[:160].rstrip('.')} "
+        elements, items = i.get("elements") or [], i.get("items") or []
+        proof = [x for x in items if x.startswith("P")][:2] or items[:1]
+        answer = {"leaning": leaning, "findings": [
+            {"element": k, "evidence": proof,
+             "finding": "not proved" if leaning != "guilty" and k == len(elements) else "proved"}
+            for k in range(1, len(elements) + 1)]}
+        return answer | {"justification": (f"On the charge of {charges}{law}, the evidence that {first[:160].rstrip('.')} "
                                   f"{reason}, read with the judge's instructions and both arguments.")}
     return None

@@ -66,9 +66,7 @@ def checked_state(checked: list[dict[str, Any]]) -> str:
 def instructions_text(d: dict[str, Any]) -> str:
     if not d.get("instructions"):
         return "(the judge gave no instructions)"
-    elements = "; ".join(d.get("elements", []))
-    return (f"{d['instructions']}\nStandard of proof: {d.get('standard_of_proof', '')}"
-            + (f"\nElements to be proved: {elements}" if elements else ""))
+    return f"{d['instructions']}\nStandard of proof: {d.get('standard_of_proof', '')}"  # the elements: listed apart
 
 
 def arguments_text(arguments: dict[str, dict[str, Any]]) -> str:
@@ -104,10 +102,29 @@ def verified_law(speakers: list[dict[str, Any]], kb: KnowledgeBase) -> str:
     return "\n".join(lines)
 
 
+def findings_text(s: dict[str, Any]) -> str:
+    """A statement's findings in one line: "elements proved 1, 2; not proved 3"."""
+    found = s.get("findings") or []
+    if not found:
+        return ""
+    proved = [str(f["element"]) for f in found if f["finding"] == "proved"]
+    rest = [str(f["element"]) for f in found if f["finding"] != "proved"]
+    return "; ".join(part for part in (f"elements proved {', '.join(proved)}" if proved else "",
+                                       f"not proved {', '.join(rest)}" if rest else "") if part)
+
+
 def statement_markdown(s: dict[str, Any]) -> str:
     changed = "" if "changed" not in s else f" · {'changed' if s['changed'] else 'held'}"
     meaningful = "meaningful" if s.get("meaningful") else "not counted as meaningful"
-    return f"**Leaning:** {s['leaning']}{changed} · {meaningful}\n\n{s.get('justification', '')}"
+    lines = [f"**Leaning:** {s['leaning']}{changed} · {meaningful}"]
+    if s.get("inconsistent"):
+        lines.append("**Counted as undecided:** the adjudicator leaned guilty with an element its own findings left "
+                     "not proved, and kept it after being asked to make the leaning follow the findings.")
+    if s.get("findings"):
+        lines += ["", "**Findings:**", *[f"- {f['element']}. {f.get('what') or 'element'}: **{f['finding']}**"
+                                         + (f" ({', '.join(f['evidence'])})" if f.get("evidence") else " (no item named)")
+                                         for f in s["findings"]]]
+    return "\n".join([*lines, "", s.get("justification", "")])
 
 
 def tally_text(votes: dict[str, str]) -> str:
@@ -124,7 +141,8 @@ def digest(peers: list[tuple[str, dict[str, Any]]], everyone: list[dict[str, Any
     if show_tally:
         lines.append(f"TALLY OF ROUND {round_}: " + tally_text({str(i): s["leaning"] for i, s in enumerate(everyone)}))
     for name, s in peers:
-        lines.append(f"- {name} ({s['leaning']}): {shorten(s.get('justification', ''), 400)}")
+        found = f"; {findings_text(s)}" if s.get("findings") else ""
+        lines.append(f"- {name} ({s['leaning']}{found}): {shorten(s.get('justification', ''), 400)}")
     return "\n".join(lines) or "(no other statement)"
 
 

@@ -61,7 +61,37 @@ def counsel_problems(reply: CounselReply, kb: KnowledgeBase, *, min_words: int, 
     return problems + citation_problems(reply.citations, kb)
 
 
-def statement_problems(reply: StatementReply, min_words: int) -> list[Problem]:
+PROVED, NOT_PROVED = "proved", "not proved"
+FINDINGS = [PROVED, NOT_PROVED]
+MAX_ELEMENTS = 6
+
+
+def elements_of(instructions: dict[str, Any], case: BenchCase) -> list[str]:
+    """What each adjudicator makes a finding on: the judge's elements of the charge (at most
+    ``MAX_ELEMENTS``), or each charge as a whole when the judge listed none."""
+    listed = [e.strip() for e in instructions.get("elements", []) if isinstance(e, str) and e.strip()]
+    who = case.accused or "the accused"
+    return listed[:MAX_ELEMENTS] or [f"{who} committed {charge}" for charge in case.charges]
+
+
+def evidence_items(case: BenchCase) -> list[str]:
+    """The names of the case file's evidence items: P1… for the prosecution's, D1… for the defense's."""
+    return ([f"P{i}" for i in range(1, len(case.prosecution_evidence) + 1)]
+            + [f"D{i}" for i in range(1, len(case.defense_evidence) + 1)])
+
+
+def unproved(reply: StatementReply, cited: bool = True) -> list[int]:
+    """The elements a statement finds not proved, in order; with ``cited``, also those it finds
+    proved on no evidence item (a case file with items: a finding must rest on one)."""
+    return sorted({f.element for f in reply.findings if f.finding != PROVED or (cited and not f.evidence)})
+
+
+def statement_problems(reply: StatementReply, min_words: int, elements: int = 0,
+                       items: list[str] = ()) -> list[Problem]:  # type: ignore[assignment]
+    """A statement's leaning, words and findings. With ``elements`` (the number of elements the
+    judge listed) every element needs a finding, a finding of proved must name an evidence item
+    of the case file (``items``, when it has any), and a leaning of guilty must rest on findings
+    of every element proved: guilt needs every element proved beyond reasonable doubt."""
     problems = []
     if reply.leaning not in LEANINGS:
         problems.append(Problem("leaning", f'the leaning "{reply.leaning}" is not one of "guilty", "not guilty" or '
@@ -69,6 +99,29 @@ def statement_problems(reply: StatementReply, min_words: int) -> list[Problem]:
     if words(reply.justification) < min_words:
         problems.append(Problem("justification", f"the justification has {words(reply.justification)} words; give "
                                                  f"at least {min_words}, naming the facts and the law you rely on"))
+    if not elements:
+        return problems
+    found = [f.element for f in reply.findings]
+    missing = [n for n in range(1, elements + 1) if n not in found]
+    if missing or len(found) != elements:
+        problems.append(Problem("findings", f"give exactly one finding for each of the {elements} elements, numbered "
+                                            f"1 to {elements}" + (f"; element {', '.join(map(str, missing))} has none"
+                                                                  if missing else "")))
+    for f in reply.findings:
+        if f.finding not in FINDINGS:
+            problems.append(Problem("findings", f'element {f.element}: the finding "{f.finding}" is not "proved" or '
+                                                '"not proved"'))
+        if items and (unknown := [x for x in f.evidence if x not in items]):
+            problems.append(Problem("findings", f"element {f.element} names {', '.join(unknown)}, not an evidence "
+                                                f"item of the case file ({', '.join(items)})"))
+        if items and f.finding == PROVED and not f.evidence:
+            problems.append(Problem("findings", f"element {f.element} is found proved but names no evidence item: "
+                                                "name the items that prove it, or find it not proved"))
+    if reply.leaning == GUILTY and (open_ := [n for n in unproved(reply, bool(items)) if 1 <= n <= elements]):
+        problems.append(Problem("unsupported_guilt",
+                                f"your findings leave element {', '.join(map(str, open_))} not proved, yet your "
+                                "leaning is guilty: guilty needs every element proved beyond reasonable doubt; "
+                                "make your leaning follow your findings"))
     return problems
 
 

@@ -37,11 +37,33 @@ class CounselReply(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
 
 
-class StatementReply(BaseModel):
-    """An adjudicator's statement in one round. The justification comes first: a small model that
-    writes its leaning first picks it before it has weighed anything (the decision court's jurors
-    give their reasons before their vote for the same reason)."""
+class Finding(BaseModel):
+    """An adjudicator's finding on one element of the charge: the evidence items it rests on
+    (P1, D2…) and whether the element is proved."""
 
+    element: int  # the element's number in the judge's list
+    evidence: list[str] = Field(default_factory=list)  # P1, D2…
+    finding: str  # proved | not proved
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _items(cls, v: Any) -> Any:
+        return [str(x).strip().upper() for x in v] if isinstance(v, list) else v
+
+    @field_validator("finding", mode="before")
+    @classmethod
+    def _label(cls, v: Any) -> Any:
+        return " ".join(v.strip().lower().replace("_", " ").split()) if isinstance(v, str) else v
+
+
+class StatementReply(BaseModel):
+    """An adjudicator's statement in one round: a finding on each element of the charge, then the
+    justification, then the leaning. Findings and reasons come before the leaning: a small model
+    that writes its leaning first picks it before it has weighed anything (the decision court's
+    jurors give their reasons before their vote for the same reason), and a leaning of guilty
+    must agree with findings of every element proved (see ``rules.statement_problems``)."""
+
+    findings: list[Finding] = Field(default_factory=list)  # empty in records made before findings were asked
     justification: str = ""
     leaning: str  # guilty | not guilty | undecided
 
