@@ -342,6 +342,23 @@ async def test_the_leaning_probe_rewrites_the_stored_prompts_and_maps_each_wordi
         probe.rewrite("hello", "leaning", "full")
 
 
+async def test_the_statements_reader_lists_each_finding_and_counts_leanings_kept_against_them(tmp_path, capsys):
+    reader = bench_script("samvad_statements")
+    store = RunStore(tmp_path / "runs")
+    stubborn = statement("guilty") | {"findings": [{"element": 1, "evidence": ["P1"], "finding": "proved"},
+                                                   {"element": 2, "evidence": ["D1"], "finding": "not proved"}]}
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    backend = ScriptedBackend(script={"adjudicator-1": [stubborn, stubborn]})
+    record = await Trial(load_case(CASES / "samvad-theft.json"), settings, store=store,
+                         backends={"scripted": backend}).run()
+    lines, counts = reader.describe(store.load(record.run_id))
+    assert "  adjudicator-1@1 undecided (guilty kept against its findings) 1:P1=proved 2:D1=not proved" in lines
+    assert counts["statements"] == 5 and counts["inconsistent"] == 1 and counts["repairs"] == 1
+    sys.argv = ["samvad_statements.py", str(tmp_path / "runs")]
+    reader.main()
+    assert "1 trials: 5 statements" in capsys.readouterr().out
+
+
 def test_verdict_consistency_is_the_modal_share_per_case():
     module = bench_script()
     row = {"rounds": 1, "agreement": 1.0, "participation": 1.0, "meaningful_per_adjudicator": 1.0, "grounding": 0.5,
