@@ -148,4 +148,8 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:  # a stop (Ctrl-C, timeout -s INT): the trial under way is lost, the rows written stay
+        print("stopped: the trial under way is not kept; the same command resumes after the trials in --out")
+        sys.exit(130)
