@@ -370,7 +370,7 @@ class SamvadBench(Procedure):
             "leaning": {"enum": LEANINGS}, "justification": {"maxLength": 1200},
             "findings": {"minItems": len(elements), "maxItems": len(elements)},
             "Finding.element": {"enum": list(range(1, len(elements) + 1))},
-            "Finding.evidence": {"maxItems": 4, **({"items": {"enum": items}} if items else {"maxItems": 0})},
+            "Finding.evidence": {"maxItems": 4, "items": {"enum": items}} if items else {"maxItems": 0},
             "Finding.finding": {"enum": FINDINGS},
         })
 

@@ -104,11 +104,13 @@ def verified_law(speakers: list[dict[str, Any]], kb: KnowledgeBase) -> str:
 
 def findings_text(s: dict[str, Any]) -> str:
     """A statement's findings in one line: "elements proved 1, 2; not proved 3"."""
+    from .rules import PROVED
+
     found = s.get("findings") or []
     if not found:
         return ""
-    proved = [str(f["element"]) for f in found if f["finding"] == "proved"]
-    rest = [str(f["element"]) for f in found if f["finding"] != "proved"]
+    proved = [str(f["element"]) for f in found if f["finding"] == PROVED]
+    rest = [str(f["element"]) for f in found if f["finding"] != PROVED]
     return "; ".join(part for part in (f"elements proved {', '.join(proved)}" if proved else "",
                                        f"not proved {', '.join(rest)}" if rest else "") if part)
 
