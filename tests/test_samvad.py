@@ -404,7 +404,7 @@ async def test_the_round_prompts_contain_the_previous_rounds_statements(tmp_path
     for agent, prompt in second.items():
         n = int(agent.rpartition("-")[2])
         assert all(f"Marker {m}:" in prompt for m in range(1, 6) if m != n)  # every other statement, by letter
-        assert f"YOUR OWN STATEMENT IN THE PREVIOUS ROUND: undecided: Marker {n}:" in prompt
+        assert f"YOUR OWN STATEMENT IN THE PREVIOUS ROUND: (undecided; elements proved 1; not proved 2): Marker {n}:" in prompt
         assert "TALLY OF ROUND 1: 0 guilty; 0 not guilty; 5 undecided" in prompt and "adjudicator-" not in prompt
     first = [r for r in backend.calls if r.role == "adjudicator" and "ROUND 1 of" in r.prompt]
     assert len(first) == 5 and all("(none: this is the first round" in r.prompt for r in first)
@@ -463,6 +463,9 @@ async def test_each_adjudicator_finds_on_the_judges_elements_and_an_unsupported_
     assert "1. the accused moved the chain\n2. dishonestly\n3. out of the owner's possession" in first.prompt
     findings = first.schema["properties"]["findings"]
     assert findings["minItems"] == findings["maxItems"] == 3
+    # the n-th finding is on element n, for a grammar that reads prefixItems
+    assert [f["properties"]["element"] for f in findings["prefixItems"]] == [{"const": k} for k in (1, 2, 3)]
+    assert all(f["properties"]["finding"]["enum"] == ["proved", "not proved"] for f in findings["prefixItems"])
     finding = first.schema["$defs"]["Finding"]["properties"]
     assert finding["element"]["enum"] == [1, 2, 3] and finding["finding"]["enum"] == ["proved", "not proved"]
     b = bench_case(load_case(CASES / "samvad-theft.json"))
@@ -626,3 +629,14 @@ def test_the_evaluation_harness_scores_the_bench_and_counts_its_switches(tmp_pat
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert data["procedure"] == "samvad" and data["items"] == 2
     assert data["rounds"]["court"]  # the adjudicators' moves between rounds, scored against the gold
+
+
+def test_the_next_round_reads_a_statement_with_its_findings_and_whether_it_was_counted_undecided():
+    from courtroom_chat.procedures.samvad import present
+
+    s = statement("undecided") | {"inconsistent": True}
+    line = present.statement_line(s, 40)
+    assert line.startswith("(undecided; elements proved 1; not proved 2; counted undecided: it leaned guilty "
+                           "against its own findings): On the evidence P1")
+    assert len(line.split("): ", 1)[1]) <= 41  # the justification shortened to the limit
+    assert present.statement_line({"leaning": "guilty", "justification": "Short."}, 40) == "(guilty): Short."

@@ -308,7 +308,7 @@ class SamvadBench(Procedure):
             shown = deliberation.peers(court, me, previous, round_, "Adjudicator")
             earlier = present.digest(shown, list(previous.values()), p.show_tally, round_ - 1)
             mine = previous.get(me)
-            own = f"{mine['leaning']}: {present.shorten(mine['justification'], 300)}" if mine else "(none: it failed)"
+            own = present.statement_line(mine, 300) if mine else "(none: it failed)"
         return self.render("adjudicator", round=round_, rounds=p.max_rounds, seat=n, size=p.adjudicators,
                            instructions=brief["instructions"], arguments=brief["arguments"], law=brief["law"],
                            elements="\n".join(f"{i}. {e}" for i, e in enumerate(brief["elements"], 1)),
@@ -366,13 +366,21 @@ class SamvadBench(Procedure):
     def statement_schema(elements: list[str], items: list[str]) -> dict[str, Any]:
         """The statement's schema for decoding: one finding per element, by number, naming only
         the case file's evidence items."""
-        return refine_schema(StatementReply, {
+        schema = refine_schema(StatementReply, {
             "leaning": {"enum": LEANINGS}, "justification": {"maxLength": 1200},
             "findings": {"minItems": len(elements), "maxItems": len(elements)},
             "Finding.element": {"enum": list(range(1, len(elements) + 1))},
             "Finding.evidence": {"maxItems": 4, "items": {"enum": items}} if items else {"maxItems": 0},
             "Finding.finding": {"enum": FINDINGS},
         })
+        # The n-th finding is on element n: a grammar that reads prefixItems (llguidance, the
+        # embedded model's) cannot repeat or skip an element. "items" stays for those that do
+        # not (Ollama's converter, Anthropic's strict schema), where the rules send a repeat back.
+        finding = schema["$defs"]["Finding"]
+        schema["properties"]["findings"]["prefixItems"] = [
+            {**finding, "properties": {**finding["properties"], "element": {"const": k}}}
+            for k in range(1, len(elements) + 1)]
+        return schema
 
     async def state(self, court: Court, b: BenchCase, n: int, agent: Agent, prompt: str, round_: int,
                     previous: dict[str, dict[str, Any]], prior: str, current: dict[str, dict[str, Any]],

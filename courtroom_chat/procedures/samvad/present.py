@@ -143,9 +143,16 @@ def digest(peers: list[tuple[str, dict[str, Any]]], everyone: list[dict[str, Any
     if show_tally:
         lines.append(f"TALLY OF ROUND {round_}: " + tally_text({str(i): s["leaning"] for i, s in enumerate(everyone)}))
     for name, s in peers:
-        found = f"; {findings_text(s)}" if s.get("findings") else ""
-        lines.append(f"- {name} ({s['leaning']}{found}): {shorten(s.get('justification', ''), 400)}")
+        lines.append(f"- {name} {statement_line(s, 400)}")
     return "\n".join(lines) or "(no other statement)"
+
+
+def statement_line(s: dict[str, Any], limit: int) -> str:
+    """A statement as the next round reads it, a peer's or the adjudicator's own: "(leaning;
+    findings): justification", and when a guilty leaning was counted undecided, that it was."""
+    found = f"; {findings_text(s)}" if s.get("findings") else ""
+    counted = "; counted undecided: it leaned guilty against its own findings" if s.get("inconsistent") else ""
+    return f"({s['leaning']}{found}{counted}): {shorten(s.get('justification', ''), limit)}"
 
 
 def outcome_markdown(doc: dict[str, Any]) -> str:
