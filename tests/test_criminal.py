@@ -4,6 +4,7 @@ read from its text, both SimCourt formats, bad case files, and the simcourt_ljp 
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -335,3 +336,25 @@ def test_presenting_evidence_without_a_word_of_it_is_sent_back():
                                           kind="present", item=item_en)] == ["off_item"]
     assert turn_problems("This receipt shows he bought a crowbar the day before.", "prosecution", [], threshold=0.85,
                          kind="present", item=item_en) == []
+
+
+async def test_each_speaker_reads_what_the_last_one_read_then_what_followed():
+    """The record's start moves in steps of half the window, so from one call to the next the
+    prompt grows only at its end and the local model's prompt cache reuses the last reading."""
+    from courtroom_chat.procedures.criminal import present
+
+    assert [present.record_start(n, 6) for n in (0, 5, 6, 8, 9, 11, 12, 14, 15)] == [0, 0, 0, 0, 3, 3, 6, 6, 9]
+    record, _ = await trial(load_case(ENGLISH))
+    prompts = [c.messages[-1]["content"] for c in record.calls if c.attempt == 1]
+    pairs = [(a, b) for a, b in itertools.pairwise(prompts) if "\n\nYOU ARE THE" in a]
+    grown = 0
+    for a, b in pairs:
+        if b.startswith(a[:a.index("\n\nYOU ARE THE")]):  # the case file and all of the record a read
+            grown += 1
+        else:  # the record's start moved on (or a read none of it yet): the case file is still shared
+            head = a.index("THE COURT RECORD SO FAR (")
+            assert b[:head] == a[:head]
+    assert len(pairs) > 20 and grown >= 0.8 * len(pairs)
+    # the role's instructions follow the record, beside the turn they are for
+    last = prompts[-1]
+    assert last.index("THE COURT RECORD SO FAR (from turn ") < last.index("YOU ARE THE") < last.index("YOUR TURN (")

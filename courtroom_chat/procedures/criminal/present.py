@@ -46,11 +46,23 @@ def title(role: str, lang: str) -> str:
     return TITLES[lang].get(role, role)
 
 
+def record_start(count: int, window: int) -> int:
+    """Where the record the agents read starts: at least the last ``window`` turns, from a start
+    that moves in steps of half the window. From one turn to the next the prompt then only grows
+    at its end, so the model's prompt cache reuses what the last speaker read; a window sliding
+    by one turn made every speaker read the whole window again, about two thirds of a trial's
+    time on the embedded model."""
+    step = max(1, window // 2)
+    return max(0, (count - window) // step * step) if window else 0
+
+
 def record_text(entries: list[RecordEntry], lang: str, *, window: int, indictment: str = "") -> tuple[str, str]:
-    """The last ``window`` turns of the record as the agents read it, and how many that is."""
-    shown = entries[-window:] if window else entries
+    """The record as the agents read it (see ``record_start``), and a heading for it that stays
+    the same while its start does."""
+    start = record_start(len(entries), window)
+    shown = entries[start:]
     if not shown:
-        return ("（尚无记录）" if lang == "zh" else "(nothing yet)"), ("0 turns" if lang == "en" else "0 turns")
+        return ("（尚无记录）" if lang == "zh" else "(nothing yet)"), "every turn"
     lines = []
     for e in shown:
         text = e.text
@@ -59,7 +71,8 @@ def record_text(entries: list[RecordEntry], lang: str, *, window: int, indictmen
         elif e.repeats:  # a copy read again invites the next speaker to copy it too
             text = f"（重复第{e.repeats}轮发言，略）" if lang == "zh" else f"(repeats turn {e.repeats}; left out)"
         lines.append(f"[{e.turn}] {title(e.speaker, lang)}: {text}")
-    return "\n".join(lines), f"the last {len(shown)} of {len(entries)} turns"
+    heading = "every turn" if not start else f"from turn {shown[0].turn}; the {start} turns before it are left out"
+    return "\n".join(lines), heading
 
 
 SENTENCE_FORMS = {  # acquitted, term, suspension, fine, separator, no penalty

@@ -123,11 +123,11 @@ class Session:
                                  temperature=self.params.judge_temperature)
         limit = f"At most {turns_left} more turns remain in this stage."
         options = ", ".join(f'"{c}"' for c in choices)
+        record, shown = present.record_text(self.record, self.lang, window=self.params.record_window,
+                                            indictment=self.dossier.indictment)
         prompt = self.procedure.render(
             "turn", role=self.procedure.render("judge"), stage=present.STAGE_NAMES[self.lang][self.stage],
-            record=present.record_text(self.record, self.lang, window=self.params.record_window,
-                                       indictment=self.dossier.indictment)[0],
-            shown=f"{len(self.record)} turns", task=self.procedure.render("host", choices=options, limit=limit),
+            record=record, shown=shown, task=self.procedure.render("host", choices=options, limit=limit),
             language="", length="", who=self.who("judge")).rsplit('Reply with JSON: {"text"', 1)[0]
         schema = refine_schema(HostChoice, {"next": {"enum": [*choices, END]},
                                             "reason": {"pattern": text_pattern(0, 200, latin=self.court.latin)}})
