@@ -88,17 +88,24 @@ def round_one(record: RunRecord) -> list[Any]:
     return sorted(calls, key=lambda c: c.agent)
 
 
+def first_of(text: str, start: int, *marks: str) -> int:
+    """Where the first of ``marks`` after ``start`` begins."""
+    return min(i for i in (text.find(m, start) for m in marks) if i >= 0)
+
+
 def rewrite(user: str, label: str, context: str, min_words: int = 15) -> tuple[str, dict[str, Any]]:
     """The round-1 prompt asked with another wording of the leaning, and the schema for it."""
     if ASK not in user:
         raise ValueError("not an adjudicator prompt: it has no reply instructions")
     w = LABELS[label]
     text = user[: user.index(ASK) + len(ASK)] + "\n" + w.reasons.format(words=min_words) + w.line
+    # The seat line came first until 2026-11-26 and follows the law since: either layout is read.
     if context == "noargs":
-        start, end = text.index("THE JUDGE'S INSTRUCTIONS:"), text.index("THE OTHER ADJUDICATORS'")
-        text = text[:start] + text[end:]
+        start = text.index("THE JUDGE'S INSTRUCTIONS:")
+        text = text[:start] + text[first_of(text, start, "YOU ARE ADJUDICATOR", "THE OTHER ADJUDICATORS'"):]
     elif context == "evidence-last":
-        evidence = text[text.index("PROSECUTION EVIDENCE:"): text.index("YOU ARE ADJUDICATOR")].strip()
+        begin = text.index("PROSECUTION EVIDENCE:")
+        evidence = text[begin: first_of(text, begin, "YOU ARE ADJUDICATOR", "THE JUDGE'S INSTRUCTIONS:")].strip()
         at = text.index("THE OTHER ADJUDICATORS'")
         text = text[:at] + "THE EVIDENCE AGAIN (what the case file states; nothing else is a fact):\n" + evidence + "\n\n" + text[at:]
     schema = {"type": "object", "required": [w.reason_field, w.field],

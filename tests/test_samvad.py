@@ -7,6 +7,7 @@ ablation switch, and one-line errors. A small corpus is written per test from th
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -408,6 +409,9 @@ async def test_the_round_prompts_contain_the_previous_rounds_statements(tmp_path
         assert "TALLY OF ROUND 1: 0 guilty; 0 not guilty; 5 undecided" in prompt and "adjudicator-" not in prompt
     first = [r for r in backend.calls if r.role == "adjudicator" and "ROUND 1 of" in r.prompt]
     assert len(first) == 5 and all("(none: this is the first round" in r.prompt for r in first)
+    # the bench reads one brief: the seat comes after it, so the local model's cache reads it once
+    shared = os.path.commonprefix([r.prompt for r in first])
+    assert "THE LAW THE BENCH MAY RELY ON" in shared and shared.endswith("YOU ARE ADJUDICATOR ")
     # the reasons before the leaning, in the prompt and in the schema the grammar follows
     for r in first:
         asked = r.prompt.split("Reply with JSON with these fields")[1]
