@@ -344,6 +344,7 @@ async def test_each_speaker_reads_what_the_last_one_read_then_what_followed():
     from courtroom_chat.procedures.criminal import present
 
     assert [present.record_start(n, 6) for n in (0, 5, 6, 8, 9, 11, 12, 14, 15)] == [0, 0, 0, 0, 3, 3, 6, 6, 9]
+    assert [present.record_start(n, 6, step=1) for n in (5, 8, 9)] == [0, 2, 3]  # the judgment's: the last six
     record, _ = await trial(load_case(ENGLISH))
     prompts = [c.messages[-1]["content"] for c in record.calls if c.attempt == 1]
     pairs = [(a, b) for a, b in itertools.pairwise(prompts) if "\n\nYOU ARE THE" in a]

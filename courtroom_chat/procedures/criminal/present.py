@@ -46,20 +46,21 @@ def title(role: str, lang: str) -> str:
     return TITLES[lang].get(role, role)
 
 
-def record_start(count: int, window: int) -> int:
+def record_start(count: int, window: int, step: int = 0) -> int:
     """Where the record the agents read starts: at least the last ``window`` turns, from a start
     that moves in steps of half the window. From one turn to the next the prompt then only grows
     at its end, so the model's prompt cache reuses what the last speaker read; a window sliding
     by one turn made every speaker read the whole window again, about two thirds of a trial's
-    time on the embedded model."""
-    step = max(1, window // 2)
+    time on the embedded model. ``step`` 1 gives exactly the last ``window`` turns."""
+    step = step or max(1, window // 2)
     return max(0, (count - window) // step * step) if window else 0
 
 
-def record_text(entries: list[RecordEntry], lang: str, *, window: int, indictment: str = "") -> tuple[str, str]:
+def record_text(entries: list[RecordEntry], lang: str, *, window: int, indictment: str = "",
+                step: int = 0) -> tuple[str, str]:
     """The record as the agents read it (see ``record_start``), and a heading for it that stays
     the same while its start does."""
-    start = record_start(len(entries), window)
+    start = record_start(len(entries), window, step)
     shown = entries[start:]
     if not shown:
         return ("（尚无记录）" if lang == "zh" else "(nothing yet)"), "every turn"

@@ -233,8 +233,9 @@ class Session:
             if self.zh:  # a charge as the Criminal Law names it: Chinese, ending in 罪
                 fields["charges"] = {"items": {"type": "string", "pattern": text_pattern(2, 31, cjk=True, end="罪")}}
             schema = refine_schema(JudgmentReply, fields)
+            # the last turns exactly: one call, which no later prompt shares
             record, shown = present.record_text(self.record, self.lang, window=self.params.record_window * 2,
-                                                indictment=self.dossier.indictment)
+                                                indictment=self.dossier.indictment, step=1)
             prompt = self.procedure.render(
                 "turn", role=self.procedure.render("judge"), record=record, shown=shown,
                 stage=present.STAGE_NAMES[self.lang]["judgment"],
