@@ -644,3 +644,40 @@ def test_the_next_round_reads_a_statement_with_its_findings_and_whether_it_was_c
                            "against its own findings): On the evidence P1")
     assert len(line.split("): ", 1)[1]) <= 41  # the justification shortened to the limit
     assert present.statement_line({"leaning": "guilty", "justification": "Short."}, 40) == "(guilty): Short."
+
+
+def test_an_element_that_describes_the_evidence_is_told_apart_from_one_applied_to_the_case():
+    from courtroom_chat.procedures.samvad.rules import fact_elements
+
+    b = bench_case(load_case(CASES / "samvad-theft.json"))
+    law = "378. Theft.—Whoever, intending to take dishonestly any movable property out of the possession of any person"
+    elements = ["Ravi Kumar moved the phone out of Meena Iyer's possession without her consent",  # applied: fine
+                "The accused intended to take the phone dishonestly",
+                "The phone was recovered from Ravi Kumar's locker with its SIM card removed",  # the evidence
+                "A man in a red porter's shirt walked past the bench at 7:42 p.m."]
+    assert fact_elements(elements, b, law) == {3: ["recovered", "locker", "card", "removed"],
+                                               4: ["porter", "shirt", "past", "bench"]}
+
+
+async def test_the_judges_elements_that_describe_the_evidence_are_sent_back_then_set_aside(tmp_path):
+    judge = {"instructions": "Decide whether the prosecution proved theft of the phone on the evidence before the "
+                             "bench, weighing both sides impartially and nothing outside it.",
+             "elements": ["The accused moved the phone out of Meena Iyer's possession without her consent",
+                          "The phone was recovered from Ravi Kumar's locker with its SIM card removed",
+                          "The accused intended to take the phone dishonestly"],
+             "standard_of_proof": "Beyond reasonable doubt, on the prosecution.", "citations": []}
+    script = {"judge": [judge, judge], **{f"adjudicator-{n}": statement("guilty") for n in range(1, 6)}}
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), script, max_rounds=1)
+    asked = [r for r in backend.calls if r.agent == "judge"]
+    assert len(asked) == 2 and "element 2 describes this case's evidence (recovered, locker" in \
+        asked[1].messages()[-1]["content"]
+    assert record.outputs["judge"]["set_aside"] == [2]
+    from courtroom_chat.procedures.samvad import present
+
+    shown = present.judge_markdown(record.outputs["judge"])
+    assert "- ~~The phone was recovered from Ravi Kumar's locker with its SIM card removed~~ (set aside" in shown
+    assert any(w.rule == "element_facts" and w.agent == "judge" for w in record.warnings)
+    first = next(r for r in backend.calls if r.role == "adjudicator")
+    assert ("1. The accused moved the phone out of Meena Iyer's possession without her consent\n"
+            "2. The accused intended to take the phone dishonestly\n") in first.prompt
+    assert "locker with its SIM" not in first.prompt.split("THE ELEMENTS OF THE CHARGE")[1].split("THE ARGUMENTS")[0]

@@ -42,6 +42,7 @@ from .rules import (
     counsel_problems,
     elements_of,
     evidence_items,
+    fact_elements,
     judge_problems,
     majority,
     meaningful,
@@ -235,18 +236,22 @@ class SamvadBench(Procedure):
         agent = court.agent("judge", "judge", "Judge", "instructions", temperature=p.judge_temperature)
         async with court.stage("instructions") as stage:
             hits = await self.retrieve(court, self.judge_queries(b, p.passages), named=" ".join(b.charges))
-            prompt = self.judge_prompt(court, b, self.law_block(hits))
+            law = self.law_block(hits)
+            prompt = self.judge_prompt(court, b, law)
             court.check_context([(agent, prompt)])
             kb = self.kb(court)
             try:
                 answer = await court.ask(agent, prompt, JudgeReply, inputs={"law": self.offered(hits), "charges": b.charges},
-                                         check=lambda r: judge_problems(r, kb, min_words=p.min_words, cite=p.retrieval),
+                                         check=lambda r: judge_problems(r, kb, min_words=p.min_words, cite=p.retrieval,
+                                                                        case=b, law=law),
                                          schema=refine_schema(JudgeReply, {"citations": {"maxItems": 6}}))
             except FAILED:
                 stage.state = "no instructions"
                 return {"instructions": "", "elements": [], "standard_of_proof": "", "citations": [], "retrieved": []}
             court.settle(agent, answer, skip={"citation_unknown", "citation_quote"})
-            data = answer.value.model_dump(mode="json") | {"retrieved": [h.provision.key for h in hits]}
+            # elements still describing the evidence after the repair are set aside (warned by settle)
+            data = answer.value.model_dump(mode="json") | {"retrieved": [h.provision.key for h in hits],
+                                                          "set_aside": sorted(fact_elements(answer.value.elements, b, law))}
             court.finish(agent, data, markdown=present.judge_markdown(data), repaired=answer.repaired,
                          title="Judge · instructions", line=f"judge: {len(data['citations'])} citations")
             data["checked"] = self.check_citations(court, "judge", answer.value.citations, " ".join(

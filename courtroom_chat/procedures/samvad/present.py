@@ -31,7 +31,10 @@ def citations_list(citations: list[dict[str, Any]], checked: list[dict[str, Any]
 def judge_markdown(d: dict[str, Any]) -> str:
     lines = [f"**Instructions:** {d.get('instructions', '')}", "", f"**Standard of proof:** {d.get('standard_of_proof', '')}"]
     if d.get("elements"):
-        lines += ["", "**Elements to be proved:**", *[f"- {e}" for e in d["elements"]]]
+        aside = set(d.get("set_aside", []))
+        lines += ["", "**Elements to be proved:**",
+                  *[f"- ~~{e}~~ (set aside: it describes the evidence, not what the statute requires)" if i in aside
+                    else f"- {e}" for i, e in enumerate(d["elements"], 1)]]
     lines += ["", "**Citations:**", *(citations_list(d.get("citations", [])) or ["- none"])]
     if d.get("retrieved"):
         lines += ["", f"**Retrieved:** {', '.join(d['retrieved'])}"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import Problem, words
 from ..decision.rules import quote_problems
-from .cases import BenchCase, key_terms
+from .cases import STOP, BenchCase, key_terms
 from .wire import Citation, CounselReply, JudgeReply, StatementReply
 
 if TYPE_CHECKING:
@@ -39,8 +39,46 @@ def citation_problems(citations: list[Citation], kb: KnowledgeBase) -> list[Prob
     return problems
 
 
-def judge_problems(reply: JudgeReply, kb: KnowledgeBase, *, min_words: int, cite: bool) -> list[Problem]:
+FACT_WORDS = 2  # an element using this many words found only in the case's facts describes evidence
+# Who an element may name without describing evidence: the parties as the law names them.
+PARTIES = "accused owner victim complainant person buyer seller wife husband deceased"
+
+
+NAME_RUN = re.compile(r"\b([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)+")
+
+
+def _terms(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z][a-z-]{3,}", text.lower().replace("'s", "")) if w not in STOP]
+
+
+def fact_elements(elements: list[str], case: BenchCase, law: str) -> dict[int, list[str]]:
+    """The judge's elements (by number) that describe this case's evidence instead of what the
+    statute requires, each with its words that come from the case's facts (summary, evidence)
+    and from nowhere the law is stated (the statute text the judge read, the charges, the
+    case's explanation of the law). An element applied to the case ("moved the chain out of the
+    owner's possession") uses at most one word of the facts besides names; one that restates the
+    evidence ("paid the money to a car dealer") uses more, and the bench would then rule on a fact as if the
+    statute required it."""
+    facts = set(_terms(" ".join([case.summary, *case.prosecution_evidence, *case.defense_evidence])))
+    legal = set(_terms(" ".join([law, *case.charges, case.law, PARTIES, case.accused])))
+    out = {}
+    for i, element in enumerate(elements, 1):
+        named = NAME_RUN.sub(r"\1", element)  # a person's or place's name counts once ("Priya Raman's" as "Priya")
+        own = list(dict.fromkeys(w for w in _terms(named) if w in facts and w not in legal))
+        if len(own) >= FACT_WORDS:
+            out[i] = own
+    return out
+
+
+def judge_problems(reply: JudgeReply, kb: KnowledgeBase, *, min_words: int, cite: bool,
+                   case: BenchCase | None = None, law: str = "") -> list[Problem]:
+    """The judge's instructions, standard and citations; with the ``case`` and the statute text
+    it was given (``law``), also elements that describe the case's evidence (``fact_elements``)."""
     problems = []
+    for i, own in (fact_elements(reply.elements, case, law) if case is not None else {}).items():
+        problems.append(Problem("element_facts", f"element {i} describes this case's evidence ({', '.join(own[:4])}), "
+                                                 "not what the statute requires: state each element in the terms of "
+                                                 "the offence's definition and leave the evidence to the bench"))
     if words(reply.instructions) < min_words:
         problems.append(Problem("instructions", f"the instructions have {words(reply.instructions)} words; explain "
                                                 f"the offence and what the bench must weigh in at least {min_words}"))
@@ -68,8 +106,11 @@ MAX_ELEMENTS = 6
 
 def elements_of(instructions: dict[str, Any], case: BenchCase) -> list[str]:
     """What each adjudicator makes a finding on: the judge's elements of the charge (at most
-    ``MAX_ELEMENTS``), or each charge as a whole when the judge listed none."""
-    listed = [e.strip() for e in instructions.get("elements", []) if isinstance(e, str) and e.strip()]
+    ``MAX_ELEMENTS``) but those set aside as describing the evidence, or each charge as a whole
+    when none is left."""
+    aside = set(instructions.get("set_aside", []))  # elements that describe the evidence (fact_elements)
+    listed = [e.strip() for i, e in enumerate(instructions.get("elements", []), 1)
+              if isinstance(e, str) and e.strip() and i not in aside]
     who = case.accused or "the accused"
     return listed[:MAX_ELEMENTS] or [f"{who} committed {charge}" for charge in case.charges]
 
