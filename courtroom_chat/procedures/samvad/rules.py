@@ -44,18 +44,24 @@ FACT_WORDS = 2  # an element using this many words found only in the case's fact
 PARTIES = "accused owner victim complainant person buyer seller wife husband deceased"
 
 
-NAME_RUN = re.compile(r"\b([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)+")
+# Words that say nothing of the facts (the samvad STOP list keeps only the shortest).
+PLAIN = STOP | set("""about above after again against already also away before being been beyond down during each
+from into later more most must over prove proved prosecution same shall some such than that their them then there these
+they this those through under until upon very what when where which while within without""".split())
 
 
-def _terms(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z][a-z-]{3,}", text.lower().replace("'s", "")) if w not in STOP]
+def _terms(text: str, names: bool = True) -> list[str]:
+    """A text's words of four letters or more but plain ones; without ``names``, capitalised
+    words (names of people and places) left out too."""
+    found = re.findall(r"[A-Za-z][A-Za-z-]{3,}", text.replace("'s", ""))
+    return [w.lower() for w in found if w.lower() not in PLAIN and (names or not w[0].isupper())]
 
 
 def fact_elements(elements: list[str], case: BenchCase, law: str) -> dict[int, list[str]]:
     """The judge's elements (by number) that describe this case's evidence instead of what the
     statute requires, each with its words that come from the case's facts (summary, evidence)
     and from nowhere the law is stated (the statute text the judge read, the charges, the
-    case's explanation of the law). An element applied to the case ("moved the chain out of the
+    case's explanation of the law), names left out. An element applied to the case ("moved the chain out of the
     owner's possession") uses at most one word of the facts besides names; one that restates the
     evidence ("paid the money to a car dealer") uses more, and the bench would then rule on a fact as if the
     statute required it."""
@@ -63,8 +69,8 @@ def fact_elements(elements: list[str], case: BenchCase, law: str) -> dict[int, l
     legal = set(_terms(" ".join([law, *case.charges, case.law, PARTIES, case.accused])))
     out = {}
     for i, element in enumerate(elements, 1):
-        named = NAME_RUN.sub(r"\1", element)  # a person's or place's name counts once ("Priya Raman's" as "Priya")
-        own = list(dict.fromkeys(w for w in _terms(named) if w in facts and w not in legal))
+        # names do not count: "out of Priya Raman's possession" applies an element to the case
+        own = list(dict.fromkeys(w for w in _terms(element, names=False) if w in facts and w not in legal))
         if len(own) >= FACT_WORDS:
             out[i] = own
     return out
