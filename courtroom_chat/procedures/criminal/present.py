@@ -49,9 +49,10 @@ def title(role: str, lang: str) -> str:
 def record_start(count: int, window: int, step: int = 0) -> int:
     """Where the record the agents read starts: at least the last ``window`` turns, from a start
     that moves in steps of half the window. From one turn to the next the prompt then only grows
-    at its end, so the model's prompt cache reuses what the last speaker read; a window sliding
-    by one turn made every speaker read the whole window again, about two thirds of a trial's
-    time on the embedded model. ``step`` 1 gives exactly the last ``window`` turns."""
+    at its end, so the model's prompt cache reuses what the last speaker read. A window sliding
+    by one turn made every speaker read the whole window again (on the embedded model, reading
+    prompts took about two thirds of a trial's time). ``step`` 1 gives exactly the last
+    ``window`` turns."""
     step = step or max(1, window // 2)
     return max(0, (count - window) // step * step) if window else 0
 

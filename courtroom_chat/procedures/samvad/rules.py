@@ -42,8 +42,6 @@ def citation_problems(citations: list[Citation], kb: KnowledgeBase) -> list[Prob
 FACT_WORDS = 2  # an element using this many words found only in the case's facts describes evidence
 # Who an element may name without describing evidence: the parties as the law names them.
 PARTIES = "accused owner victim complainant person buyer seller wife husband deceased"
-
-
 # Words that say nothing of the facts (the samvad STOP list keeps only the shortest).
 PLAIN = STOP | set("""about above after again against already also away before being been beyond down during each
 from into later more most must over prove proved prosecution same shall some such than that their them then there these
@@ -61,10 +59,10 @@ def fact_elements(elements: list[str], case: BenchCase, law: str) -> dict[int, l
     """The judge's elements (by number) that describe this case's evidence instead of what the
     statute requires, each with its words that come from the case's facts (summary, evidence)
     and from nowhere the law is stated (the statute text the judge read, the charges, the
-    case's explanation of the law), names left out. An element applied to the case ("moved the chain out of the
-    owner's possession") uses at most one word of the facts besides names; one that restates the
-    evidence ("paid the money to a car dealer") uses more, and the bench would then rule on a fact as if the
-    statute required it."""
+    case's explanation of the law), names left out. An element applied to the case ("moved the
+    chain out of the owner's possession") uses at most one word of the facts besides names; one
+    that restates the evidence ("paid the money to a car dealer") uses more, and the bench
+    would then rule on a fact as if the statute required it."""
     facts = set(_terms(" ".join([case.summary, *case.prosecution_evidence, *case.defense_evidence])))
     legal = set(_terms(" ".join([law, *case.charges, case.law, PARTIES, case.accused])))
     out = {}
