@@ -39,8 +39,13 @@ def describe(record: RunRecord) -> tuple[list[str], Counter]:
     """The lines for one trial, and its counts (statements, inconsistent ones, leanings by label)."""
     bench = record.outputs.get("bench") or {}
     judge = record.outputs.get("judge") or {}
+    # the findings number the elements the bench was asked: the judge's, but those set aside
+    aside = set(judge.get("set_aside") or [])
+    listed = list(enumerate(judge.get("elements") or [], 1))
     lines = [f"{record.run_id} · {bench.get('case_id', '?')} · verdict {bench.get('verdict', record.status)}",
-             "  elements: " + (" | ".join(judge.get("elements") or []) or "(none: each charge is one)")]
+             "  elements: " + (" | ".join(e for i, e in listed if i not in aside) or "(none: each charge is one)")]
+    if aside:
+        lines.append("  set aside (describe the evidence): " + " | ".join(e for i, e in listed if i in aside))
     counts: Counter = Counter()
     for key, s in statements(record):
         counts["statements"] += 1

@@ -355,6 +355,13 @@ async def test_the_statements_reader_lists_each_finding_and_counts_leanings_kept
     lines, counts = reader.describe(store.load(record.run_id))
     assert "  adjudicator-1@1 undecided (guilty kept against its findings) 1:P1=proved 2:D1=not proved" in lines
     assert counts["statements"] == 5 and counts["inconsistent"] == 1 and counts["repairs"] == 1
+    # an element the judge's list had but the bench was not asked (set aside) is listed apart
+    stored = store.load(record.run_id)
+    stored.outputs["judge"] = {"elements": ["moved the phone", "the phone was in his locker", "dishonestly"],
+                               "set_aside": [2]}
+    lines, _ = reader.describe(stored)
+    assert lines[1:3] == ["  elements: moved the phone | dishonestly",
+                          "  set aside (describe the evidence): the phone was in his locker"]
     sys.argv = ["samvad_statements.py", str(tmp_path / "runs")]
     reader.main()
     assert "1 trials: 5 statements" in capsys.readouterr().out
