@@ -62,9 +62,14 @@ class Session:
                           line=f"{agent.title}: {entry.text[:100]}", repaired=repaired,
                           key=f"turn-{entry.turn:03d}-{agent.role}")
 
+    def record_view(self, window: int = 0, step: int = 0) -> tuple[str, str]:
+        """The court record as a speaker reads it, and its heading (``present.record_text``):
+        ``record_window`` turns unless told otherwise."""
+        return present.record_text(self.record, self.lang, window=window or self.params.record_window,
+                                   indictment=self.dossier.indictment, step=step)
+
     def prompt(self, role: str, task: str, **values: Any) -> str:
-        record, shown = present.record_text(self.record, self.lang, window=self.params.record_window,
-                                            indictment=self.dossier.indictment)
+        record, shown = self.record_view()
         plea = {"guilty": "You plead guilty.", "not guilty": "You plead not guilty."}.get(self.dossier.plea, "")
         instructions = self.procedure.render(role, plea=plea)
         length = ("Two to five sentences." if not self.zh else "Two to five sentences (about 60 to 200 Chinese characters).")
@@ -123,8 +128,7 @@ class Session:
                                  temperature=self.params.judge_temperature)
         limit = f"At most {turns_left} more turns remain in this stage."
         options = ", ".join(f'"{c}"' for c in choices)
-        record, shown = present.record_text(self.record, self.lang, window=self.params.record_window,
-                                            indictment=self.dossier.indictment)
+        record, shown = self.record_view()
         prompt = self.procedure.render(
             "turn", role=self.procedure.render("judge"), stage=present.STAGE_NAMES[self.lang][self.stage],
             record=record, shown=shown, task=self.procedure.render("host", choices=options, limit=limit),
@@ -234,8 +238,7 @@ class Session:
                 fields["charges"] = {"items": {"type": "string", "pattern": text_pattern(2, 31, cjk=True, end="罪")}}
             schema = refine_schema(JudgmentReply, fields)
             # the last turns exactly: one call, which no later prompt shares
-            record, shown = present.record_text(self.record, self.lang, window=self.params.record_window * 2,
-                                                indictment=self.dossier.indictment, step=1)
+            record, shown = self.record_view(self.params.record_window * 2, step=1)
             prompt = self.procedure.render(
                 "turn", role=self.procedure.render("judge"), record=record, shown=shown,
                 stage=present.STAGE_NAMES[self.lang]["judgment"],
