@@ -4,11 +4,12 @@ that say how far such scores can be trusted (``courtroom_chat/procedures/crimina
 the same record scored again (repeatability) and the record with the role's turns swapped for
 another role's (discrimination: a reading evaluator scores the real record higher).
 
-    python bench/criminal_roles.py RUNS [--results EVAL/results.jsonl] [--backend local:qwen2.5-coder-1.5b]
+    python bench/criminal_roles.py RUNS [RUNS ...] [--results EVAL/results.jsonl] [--backend local:qwen2.5-coder-1.5b]
                                    [--temperature 0.7] [--limit N] [--no-repeat] [--no-swap] [--out FILE.json]
 
 RUNS is a runs folder; every finished criminal run in it is scored (or, with --results, the
-court runs of that evaluation). Figures only: nothing passes or fails.
+court runs of that evaluation, looked up in each folder given: an evaluation resumed over
+sessions keeps its trials in more than one). Figures only: nothing passes or fails.
 """
 
 from __future__ import annotations
@@ -29,26 +30,34 @@ from courtroom_chat.procedures.criminal.assess import assess, markdown, summary 
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
-def run_ids(store: RunStore, results: Path | None, limit: int | None) -> list[str]:
+def run_ids(stores: list[RunStore], results: Path | None, limit: int | None) -> list[tuple[RunStore, str]]:
+    """(store, run id) of each trial to score, in the evaluation's order when ``results`` is given."""
     if results is not None:
         rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-        ids = [r["run_id"] for r in rows if r["method"] == "court" and r.get("run_id") and r["framing"] == "asked"]
+        wanted = [r["run_id"] for r in rows if r["method"] == "court" and r.get("run_id") and r["framing"] == "asked"]
+        held = {r["run_id"]: store for store in stores for r in store.list(limit=100000)}
+        missing = [i for i in wanted if i not in held]
+        if missing:
+            print(f"{len(missing)} of the evaluation's trials are in none of the runs folders given: "
+                  + ", ".join(missing[:5]), file=sys.stderr)
+        ids = [(held[i], i) for i in wanted if i in held]
     else:
-        ids = [r["run_id"] for r in store.list(limit=100000) if r.get("procedure") == "criminal" and r.get("status") == "complete"]
+        ids = [(store, r["run_id"]) for store in stores for r in store.list(limit=100000)
+               if r.get("procedure") == "criminal" and r.get("status") == "complete"]
     return ids[:limit] if limit else ids
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    store = RunStore(args.runs)
-    ids = run_ids(store, args.results, args.limit)
+    ids = run_ids([RunStore(r) for r in args.runs], args.results, args.limit)
     if not ids:
-        sys.exit(f"no finished criminal runs in {args.runs}; run some first (courtroom eval simcourt_ljp --procedure criminal)")
+        where = ", ".join(str(r) for r in args.runs)
+        sys.exit(f"no finished criminal runs in {where}; run some first (courtroom eval simcourt_ljp --procedure criminal)")
     spec = ModelSpec.parse(args.backend)
     pool = BackendPool(load_settings(env=False))
     backend = pool.get(spec)
     real, again, swapped = [], [], []
     try:
-        for n, run_id in enumerate(ids, 1):
+        for n, (store, run_id) in enumerate(ids, 1):
             record = store.load(run_id)
             try:
                 real.append(await assess(record, backend, temperature=args.temperature, seed=0))
@@ -76,7 +85,7 @@ async def main_async(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", type=Path, help="a runs folder holding criminal trials")
+    parser.add_argument("runs", type=Path, nargs="+", help="runs folders holding criminal trials")
     parser.add_argument("--results", type=Path, help="score only the court runs of this evaluation's results.jsonl")
     parser.add_argument("--backend", default="local:qwen2.5-coder-1.5b", help="the evaluator's model")
     parser.add_argument("--temperature", type=float, default=0.7, help="of every evaluator call (repeatability needs > 0)")
@@ -85,8 +94,9 @@ def main() -> None:
     parser.add_argument("--no-swap", dest="swap", action="store_false", help="skip the swapped-record control")
     parser.add_argument("--out", type=Path, help="write the summary as JSON here")
     args = parser.parse_args()
-    if not args.runs.is_dir():
-        parser.error(f"no runs folder at {args.runs}")
+    for folder in args.runs:
+        if not folder.is_dir():
+            parser.error(f"no runs folder at {folder}")
     if args.results is not None and not args.results.is_file():
         parser.error(f"no results file at {args.results}")
     asyncio.run(main_async(args))

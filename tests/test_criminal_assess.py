@@ -119,7 +119,7 @@ def test_the_summary_reports_means_repeatability_and_discrimination_as_hand_comp
     json.dumps(s)
 
 
-def test_the_bench_scores_the_stored_trials_of_a_runs_folder(tmp_path):
+def test_the_bench_scores_the_stored_trials_of_its_runs_folders(tmp_path):
     import asyncio
     import subprocess
     import sys
@@ -128,16 +128,28 @@ def test_the_bench_scores_the_stored_trials_of_a_runs_folder(tmp_path):
     from courtroom_chat.store import RunStore
 
     settings = Settings().with_backend("scripted")
-    store = RunStore(tmp_path / "runs")
-    asyncio.run(Trial(load_case(CASES / "criminal-burglary.json"), settings, store=store, procedure="criminal").run(lambda e: None))
+    ids = []
+    for folder in ("runs", "later"):  # an evaluation resumed in another session keeps trials in two folders
+        store = RunStore(tmp_path / folder)
+        asyncio.run(Trial(load_case(CASES / "criminal-burglary.json"), settings, store=store, procedure="criminal").run(lambda e: None))
+        ids.append(store.list()[0]["run_id"])
     out = tmp_path / "roles.json"
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, str(root / "bench" / "criminal_roles.py"), str(tmp_path / "runs"),
-                           "--backend", "scripted", "--out", str(out)], capture_output=True, text=True, timeout=120)
+    bench = [sys.executable, str(root / "bench" / "criminal_roles.py")]
+    done = subprocess.run([*bench, str(tmp_path / "runs"), str(tmp_path / "later"), "--backend", "scripted",
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "Role evaluation by scripted over 1 runs" in done.stdout and "| judge | 1 |" in done.stdout
+    assert "Role evaluation by scripted over 2 runs" in done.stdout and "| judge | 2 |" in done.stdout
     result = json.loads(out.read_text())
-    assert result["roles"]["advocate"]["repeat_n"] == 1 and result["roles"]["advocate"]["control_n"] == 1
-    empty = subprocess.run([sys.executable, str(root / "bench" / "criminal_roles.py"), str(tmp_path)],
-                           capture_output=True, text=True, timeout=120)
+    assert result["roles"]["advocate"]["repeat_n"] == 2 and result["roles"]["advocate"]["control_n"] == 2
+    rows = [{"method": "court", "framing": "asked", "run_id": i} for i in [ids[1], "19990101-000000-gone00"]]
+    rows.append({"method": "single", "framing": "asked", "run_id": None})
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    picked = subprocess.run([*bench, str(tmp_path / "runs"), str(tmp_path / "later"), "--backend", "scripted",
+                             "--results", str(results), "--no-repeat", "--no-swap"], capture_output=True, text=True, timeout=120)
+    assert picked.returncode == 0, picked.stderr
+    assert "over 1 runs" in picked.stdout and ids[1] in picked.stderr and ids[0] not in picked.stderr
+    assert "1 of the evaluation's trials are in none of the runs folders given: 19990101-000000-gone00" in picked.stderr
+    empty = subprocess.run([*bench, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert empty.returncode != 0 and "no finished criminal runs" in empty.stderr and "Traceback" not in empty.stderr
