@@ -286,11 +286,7 @@ def markdown(summary: dict[str, Any]) -> str:
                     f"one call {_pct(g['expected_single'])}, a majority of five {_pct(g['expected_majority'])}."]
     out += ["", "## Confusion (rows: gold, columns: predicted)", ""]
     for m in methods:
-        labels = [*summary["labels"], UNDECIDED]
-        out += [f"**{m}**", "", "| gold | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
-        for gold, counts in results[m]["confusion"].items():
-            out.append(f"| {gold} | " + " | ".join(str(counts.get(label, 0)) for label in labels) + " |")
-        out.append("")
+        out += [f"**{m}**", "", *confusion_table(list(summary["labels"]), results[m]["confusion"]), ""]
     calibrated = [(m, name, c) for m in methods for name, c in results[m]["calibration"].items()]
     if calibrated:
         out += ["## Calibration of each confidence", "",
@@ -313,6 +309,33 @@ def markdown(summary: dict[str, Any]) -> str:
         out += ["## Dataset metrics", ""] + [f"- {k}: {v}" for k, v in extra.items()] + [""]
     out += items_table(summary)
     return "\n".join(out).rstrip() + "\n"
+
+
+FULL_CONFUSION = 8  # a label set this small is shown whole; a larger one only where it occurs
+
+
+def confusion_table(labels: list[str], confusion: dict[str, dict[str, int]]) -> list[str]:
+    """The confusion matrix as Markdown. Every count appears: a predicted label outside the
+    dataset's label set (a charge the model named in its own words) gets a column of its own. A
+    label set larger than ``FULL_CONFUSION`` (the charges of a judgment dataset) shows only the
+    labels that occur in these items, and says so."""
+    occurring = {gold for gold, counts in confusion.items() if any(counts.values())}
+    occurring |= {label for counts in confusion.values() for label, n in counts.items() if n}
+    shown = labels if len(labels) <= FULL_CONFUSION else [label for label in labels if label in occurring]
+    extra = list(dict.fromkeys(label for counts in confusion.values() for label, n in counts.items()
+                               if n and label not in labels and label != UNDECIDED))
+    columns = [*shown, *extra, UNDECIDED]
+    rows = [*shown, *(gold for gold in confusion if gold not in labels and gold in occurring)]
+    out = []
+    if len(shown) < len(labels):
+        out += [f"Only the {len(shown)} of the dataset's {len(labels)} labels that occur in these items are shown.", ""]
+    if extra:
+        out += [f"Predicted but not among the dataset's labels: {', '.join(extra)}.", ""]
+    out += ["| gold | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for gold in rows:
+        counts = confusion.get(gold, {})
+        out.append(f"| {gold} | " + " | ".join(str(counts.get(label, 0)) for label in columns) + " |")
+    return out
 
 
 def _section(title: str, intro: str, columns: list[str], rows: list[list[Any]]) -> list[str]:

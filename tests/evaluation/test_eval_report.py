@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from courtroom_chat import runs
 from courtroom_chat.evaluation import evaluate
-from courtroom_chat.evaluation.report import compare, method_summary
+from courtroom_chat.evaluation.report import compare, confusion_table, method_summary
 from courtroom_chat.frontends.eval_cli import eval_command
 from courtroom_chat.store import RunStore
 
@@ -62,6 +62,26 @@ def test_method_summary_and_comparison_by_hand():
     c = compare(court, single)
     assert (c["fixed"], c["broken"], c["both_right"], c["both_wrong"]) == (2, 2, 0, 0)
     assert c["fixed_items"] == ["a", "c"] and c["broken_items"] == ["b", "d"] and c["mcnemar_p"] == 1.0
+
+
+def test_the_confusion_table_shows_every_count_and_only_the_labels_that_occur_in_a_large_set():
+    charges = [f"charge-{n:02d}" for n in range(40)]  # a judgment dataset's charge names
+    confusion = {gold: {label: 0 for label in (*charges, "undecided")} for gold in charges}
+    confusion["charge-03"]["charge-03"] = 2
+    confusion["charge-07"]["charge-03"] = 1
+    confusion["charge-07"]["a charge in the model's own words"] = 1  # not a label: its own column
+    confusion["charge-09"]["undecided"] = 1
+    lines = confusion_table(charges, confusion)
+    assert lines[0] == "Only the 3 of the dataset's 40 labels that occur in these items are shown."
+    assert "Predicted but not among the dataset's labels: a charge in the model's own words." in lines
+    table = [line for line in lines if line.startswith("| ")]
+    assert table[0] == "| gold | charge-03 | charge-07 | charge-09 | a charge in the model's own words | undecided |"
+    assert table[1:] == ["| charge-03 | 2 | 0 | 0 | 0 | 0 |", "| charge-07 | 1 | 0 | 0 | 1 | 0 |",
+                         "| charge-09 | 0 | 0 | 0 | 0 | 1 |"]
+    counted = sum(int(cell) for line in table[1:] for cell in line.strip("| ").split(" | ")[1:])
+    assert counted == 5  # every item of the three rows, none dropped
+    small = confusion_table(["yes", "no"], {"yes": {"yes": 1, "no": 0, "undecided": 0}, "no": {"yes": 0, "no": 0, "undecided": 0}})
+    assert small == ["| gold | yes | no | undecided |", "|---|---|---|---|", "| yes | 1 | 0 | 0 |", "| no | 0 | 0 | 0 |"]
 
 
 def test_eval_frame_loads_every_evaluation(fixtures, runs_dir):
