@@ -282,6 +282,25 @@ def test_the_dataset_scores_charges_terms_and_the_published_anchors_on_the_same_
     assert "Published anchors on exactly these items" in ev.markdown
 
 
+def test_the_direct_baseline_answers_under_the_trial_judgments_grammar():
+    """One call and the trial differ only by the trial: the baseline's judgment has the trial's
+    Chinese grammar (the 1.5B's unconstrained baseline named a charge in English plus 罪)."""
+    import re
+
+    from courtroom_chat.procedures.criminal.dataset import direct_format
+    from courtroom_chat.procedures.criminal.session import judgment_schema
+    from courtroom_chat.procedures.criminal.wire import JudgmentReply
+
+    direct = direct_format().schema["properties"]
+    trial = judgment_schema(JudgmentReply, zh=True, latin=False)["properties"]
+    for field in ("facts", "reasoning", "law", "text"):
+        assert direct[field]["pattern"] == trial[field]["pattern"]
+        assert not re.fullmatch(direct[field]["pattern"], "The defendant used the card.")
+    charge = direct["charges"]["items"]["pattern"]
+    assert charge == trial["charges"]["items"]["pattern"] and re.fullmatch(charge, "信用卡诈骗罪")
+    assert not re.fullmatch(charge, "virtualinvoicingoftaxreducinginvoices罪") and not re.fullmatch(charge, "信用卡诈骗")
+
+
 @needs_data
 async def test_a_chinese_trials_grammar_keeps_it_in_chinese_and_its_questions_questions():
     """Under a grammar, a Chinese trial's turns and judgment cannot slip into English (they

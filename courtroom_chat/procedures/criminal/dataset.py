@@ -6,7 +6,8 @@ A prediction's label is its charge set (``rules.charge_key``): accuracy is charg
 The extra metrics are the sentence's: term MAE in months with a 95% bootstrap interval
 (numeric gold terms only: life and death sentences are left out, as the source does), fine
 MAE, whether probation was given, and the published methods' and a constant 12 months' MAE
-on exactly the items run. The baselines answer with the same typed judgment the trial writes.
+on exactly the items run. The baselines answer with the same typed judgment the trial writes,
+under the same grammar (Chinese texts, charges ending in 罪).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from ...config import Limits
 from ...errors import InputError
 from ...evaluation.datasets import Dataset, DatasetInfo, Item, data_dir, register, stable_seed
 from ...evaluation.methods import AnswerFormat
-from ..base import refine_schema
 from .cases import from_simcourt
 from .rules import charge_key
 from .wire import JudgmentReply
@@ -44,9 +44,10 @@ class DirectJudgment(JudgmentReply):
 
 def direct_format() -> AnswerFormat:
     from ... import prompts
+    from .session import judgment_schema
 
     prompt = prompts.render("judgment", prompts.shared().joinpath("criminal"), language="Write in Chinese (用中文回答).")
-    schema = refine_schema(DirectJudgment, {})
+    schema = judgment_schema(DirectJudgment, zh=True, latin=False)  # the SimCourt cases are all in Chinese
     return AnswerFormat(system=DIRECT_SYSTEM, prompt=prompt.replace("The hearing is closed. ", ""), wire=DirectJudgment,
                         schema=schema, role="judge", procedure="criminal", max_tokens=1500,
                         label=lambda j: charge_key(j.charges, True), details=judgment_data, combine=majority)

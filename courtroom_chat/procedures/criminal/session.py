@@ -28,6 +28,18 @@ if TYPE_CHECKING:
 ASKERS = ("prosecution", "advocate", "judge")
 
 
+def judgment_schema(wire: type[JudgmentReply], *, zh: bool, latin: bool) -> dict:
+    """The judgment's JSON schema with the trial's grammar: its texts in the case's script (a
+    Chinese judgment holds no lower-case Latin letter) and, in Chinese, each charge as the
+    Criminal Law names it, ending in 罪. The direct-prediction baseline answers under the same
+    grammar, so the two differ only by the trial."""
+    pattern = text_pattern(1, 3000, latin=latin, cjk=zh)
+    fields: dict[str, dict] = {f: {"pattern": pattern} for f in ("facts", "reasoning", "law", "text")}
+    if zh:
+        fields["charges"] = {"items": {"type": "string", "pattern": text_pattern(2, 31, cjk=True, end="罪")}}
+    return refine_schema(wire, fields)
+
+
 class Session:
     def __init__(self, procedure: CriminalTrial, court: Court, dossier: Dossier):
         self.procedure, self.court, self.dossier = procedure, court, dossier
@@ -232,11 +244,7 @@ class Session:
             self.stage = "judgment"
             agent = self.court.agent("judge", "judge", present.title("judge", self.lang), round=len(self.record) + 1,
                                      temperature=self.params.judge_temperature)
-            pattern = text_pattern(1, 3000, latin=self.court.latin, cjk=self.zh)
-            fields: dict[str, dict] = {f: {"pattern": pattern} for f in ("facts", "reasoning", "law", "text")}
-            if self.zh:  # a charge as the Criminal Law names it: Chinese, ending in 罪
-                fields["charges"] = {"items": {"type": "string", "pattern": text_pattern(2, 31, cjk=True, end="罪")}}
-            schema = refine_schema(JudgmentReply, fields)
+            schema = judgment_schema(JudgmentReply, zh=self.zh, latin=self.court.latin)
             # the last turns exactly: one call, which no later prompt shares
             record, shown = self.record_view(self.params.record_window * 2, step=1)
             prompt = self.procedure.render(
