@@ -441,3 +441,21 @@ async def test_eval_counts_switches_per_round_against_the_gold_answer():
     assert counted == {2: {"switches": 10, "correct_to_wrong": 4 + 1, "wrong_to_correct": 1 + 4,
                            "toward_majority": 8, "away_from_majority": 2}}
     assert switches([{"gold": "no", "details": {}}]) == {}
+
+
+def test_the_clear_case_set_loads_with_each_type_read_from_its_question():
+    """bench/supreme/clear.jsonl: eight transcripts, four with each answer, four criminal and four
+    civil; the question's words decide the type and the labelled answer is the verdict's polarity."""
+    from pathlib import Path
+
+    from courtroom_chat.evaluation.datasets import JsonlDataset
+    from courtroom_chat.procedures.supreme.transcript import case_type
+
+    items = JsonlDataset(Path(__file__).resolve().parents[1] / "bench" / "supreme" / "clear.jsonl").items()
+    assert len(items) == 8 and sorted(i.gold for i in items) == ["no"] * 4 + ["yes"] * 4
+    kinds = {i.id: case_type(i.case, "civil")[0] for i in items}
+    assert sorted(kinds.values()) == ["civil"] * 4 + ["criminal"] * 4
+    for item in items:
+        (document,) = item.case.context
+        assert f"Type: {kinds[item.id]}." in document.text and "CLOSING STATEMENT" in document.text
+    assert {(i.gold, kinds[i.id]) for i in items} == {("yes", "criminal"), ("no", "criminal"), ("yes", "civil"), ("no", "civil")}
