@@ -459,3 +459,26 @@ def test_the_clear_case_set_loads_with_each_type_read_from_its_question():
         (document,) = item.case.context
         assert f"Type: {kinds[item.id]}." in document.text and "CLOSING STATEMENT" in document.text
     assert {(i.gold, kinds[i.id]) for i in items} == {("yes", "criminal"), ("no", "criminal"), ("yes", "civil"), ("no", "civil")}
+
+
+async def test_every_reply_writes_its_verdict_after_its_reasons_in_the_order_its_prompt_lists():
+    """JSON is decoded in the schema's field order. A verdict inherited from a base class kept
+    the base's place, first, so every justice and juror committed to a verdict before its
+    reasoning, against the prompts' "in this order" (a juror wrote "not guilty", then "there is
+    no reasonable doubt about any element"). The schemas sent now follow the prompts."""
+    record, backend = await trial()
+    assert record.status == "complete"
+    listed = {}
+    for name in ("justice", "conference", "juror", "reasoning"):
+        text = (Path(__file__).resolve().parents[1] / "courtroom_chat" / "prompts" / "supreme" / f"{name}.md").read_text()
+        listed[name] = re.findall(r'^- "(\w+)":', text, re.M)
+    sent = {}
+    for call in backend.calls:
+        if call.schema and "verdict" in call.schema.get("properties", {}):
+            sent.setdefault(call.schema_name, list(call.schema["properties"]))
+    assert sent["OpinionReply"] == listed["justice"]
+    assert sent["ConferenceReply"] == listed["conference"]
+    assert sent["JurorReply"] == listed["juror"] == ["facts", "reasoning", "verdict"]
+    assert sent["ReasoningReply"] == listed["reasoning"]
+    for fields in sent.values():
+        assert fields.index("verdict") >= 2  # after at least two fields of reasons

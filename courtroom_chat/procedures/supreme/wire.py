@@ -14,9 +14,12 @@ Fraction = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(fraction)]  #
 
 
 class _Verdict(BaseModel):
-    verdict: str
+    """Reads a verdict label loosely ("Not_Guilty" is "not guilty"). Each reply declares its own
+    ``verdict`` after its reasoning: JSON is written in the schema's field order, and a field
+    inherited from a base class keeps the base's place (first), so a verdict declared here made
+    every justice and juror commit to a verdict before writing a word of reasoning."""
 
-    @field_validator("verdict", mode="before")
+    @field_validator("verdict", mode="before", check_fields=False)
     @classmethod
     def _label(cls, v: Any) -> Any:
         return " ".join(v.strip().lower().replace("_", " ").replace("-", " ").split()) if isinstance(v, str) else v
