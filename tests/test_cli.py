@@ -216,6 +216,32 @@ def test_ctrl_c_saves_the_partial_record_and_exits_1(runs_dir):
     assert RunStore(runs_dir).load(row["run_id"]).verdict is None
 
 
+def test_ctrl_c_twice_during_an_eval_prints_one_line_and_no_shutdown_noise(tmp_path):
+    """Two Ctrl-C during `courtroom eval` with trials in flight: the one line saying what is
+    kept, then nothing (it printed asyncio tracebacks and "never awaited" warnings at exit)."""
+    import os
+    import signal
+    import time
+
+    env = {**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "400", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "courtroom_chat.frontends.cli", "eval", str(ROOT / "bench" / "supreme" / "clear.jsonl"),
+         "-p", "supreme", "--baseline", "single", "-b", "scripted", "--workers", "2", "--runs-dir", str(tmp_path)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    first = proc.stderr.readline()  # the evaluation has started
+    assert first and proc.poll() is None, first
+    time.sleep(1.0)  # two supreme trials under way, each with calls in flight
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert "interrupted; every finished item is kept" in err
+    for noise in ("Traceback", "Exception ignored", "never awaited", "Task was destroyed", "RuntimeWarning"):
+        assert noise not in err, err
+
+
 BRACKETS = "[/draft] [bold]x[/bold] [ab]"
 
 

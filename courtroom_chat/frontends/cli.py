@@ -15,7 +15,7 @@ import typer
 
 from .chat_cli import chat_app
 from .eval_cli import calibration_command, eval_command
-from .terminal import console, fail, guarded, say
+from .terminal import console, fail, guarded, interrupted, say
 
 if TYPE_CHECKING:
     pass
@@ -196,7 +196,7 @@ def run(
     try:
         record = asyncio.run(trial.run(progress))
     except KeyboardInterrupt:
-        fail(f"interrupted; the partial record was saved as run {trial.run_id}", 1)
+        interrupted(f"interrupted; the partial record was saved as run {trial.run_id}")
     except CourtroomError as exc:
         saved = f" (partial record saved as run {trial.run_id})" if trial.store else ""
         fail(f"{exc}{saved}", exc.exit_code if isinstance(exc, InputError) else 1)

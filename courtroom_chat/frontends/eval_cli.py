@@ -34,7 +34,7 @@ def eval_command(
 
     from ..errors import CourtroomError, InputError
     from ..evaluation.harness import evaluate
-    from .terminal import fail
+    from .terminal import fail, interrupted
 
     try:
         result = evaluate(dataset, procedure=procedure, baselines=baseline, limit=limit, seed=seed, workers=workers,
@@ -42,7 +42,7 @@ def eval_command(
                           order_control=order_control, config=config,
                           runs_dir=runs_dir, progress=True)
     except KeyboardInterrupt:
-        fail("interrupted; every finished item is kept: run the same command to resume", 1)
+        interrupted("interrupted; every finished item is kept: run the same command to resume")
     except CourtroomError as exc:
         fail(str(exc), exc.exit_code if isinstance(exc, InputError) else 1)
     console = Console(highlight=False, soft_wrap=True)

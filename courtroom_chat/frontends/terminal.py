@@ -45,6 +45,20 @@ def fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+def interrupted(message: str) -> None:
+    """Ctrl-C: the one line saying what was kept, and nothing after it. The work abandoned (calls
+    in flight, a second Ctrl-C during the clean-up) would otherwise report itself at exit as
+    asyncio tracebacks and "never awaited" warnings, which read like a crash."""
+    import logging
+    import sys
+    import warnings
+
+    sys.unraisablehook = lambda unraisable: None
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    fail(message, 1)
+
+
 def guarded(fn: Any) -> Any:
     """Turn a CourtroomError into its one-line message and exit code."""
 
