@@ -50,9 +50,11 @@ def interrupted(message: str) -> None:
     in flight, a second Ctrl-C during the clean-up) would otherwise report itself at exit as
     asyncio tracebacks and "never awaited" warnings, which read like a crash."""
     import logging
+    import signal
     import sys
     import warnings
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a further Ctrl-C would kill the exit itself (status -2)
     sys.unraisablehook = lambda unraisable: None
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     warnings.simplefilter("ignore")
