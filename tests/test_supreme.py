@@ -42,7 +42,7 @@ def prompts(backend: ScriptedBackend, role: str, marker: str = "") -> dict[str, 
 
 
 def opinion(verdict: str, confidence: float = 0.7, **extra) -> dict:
-    return {"key_facts": [f"A witness testified to a fact that supports {verdict}."],
+    return {"facts_for": [f"A witness testified to a fact that supports {verdict}."], "facts_against": [],
             "evidence_analysis": f"The testimony, weighed for and against, supports a verdict of {verdict} on this record.",
             "standard": "The burden was applied to each element.", "verdict": verdict, "confidence": confidence, **extra}
 
@@ -127,8 +127,8 @@ async def test_an_opinion_that_restates_the_burden_of_proof_is_no_prompt_leak():
     """On the 1.5B (2026-11-26) justices named the standard in the burden's own words, and the
     prompt-leak rule sent 18 of 18 opinions back, for nothing: the repairs said it again."""
     restated = opinion("not guilty", standard="The burden of proof is beyond a reasonable doubt, and it rests on the "
-                       "prosecution; the circumstantial evidence leaves no reasonable explanation consistent with innocence "
-                       "unexamined, so a reasonable doubt remains.")
+                       "prosecution; a reasonable doubt can come from the defense's evidence as well as from gaps in the "
+                       "prosecution's, and one remains here.")
     kept = restated | {"changed": False, "why": "The other opinions raised nothing the record does not answer."}
     record, backend = await trial(script={f"justice-{n}": [restated, kept] for n in range(1, 10)})
     assert not [w for w in record.warnings if w.rule == "prompt_leak"]
@@ -263,7 +263,8 @@ def test_unanimity_majority_and_a_hung_jury():
 
 
 def juror(verdict: str) -> dict:
-    return {"facts": "The testimony proves the defendant was near the scene.",
+    return {"facts_for": ["The testimony proves the defendant was near the scene."],
+            "facts_against": ["No witness saw the defendant take anything."],
             "reasoning": f"Weighed against the burden of proof, those facts lead me to a verdict of {verdict} here.",
             "verdict": verdict}
 
@@ -478,7 +479,48 @@ async def test_every_reply_writes_its_verdict_after_its_reasons_in_the_order_its
             sent.setdefault(call.schema_name, list(call.schema["properties"]))
     assert sent["OpinionReply"] == listed["justice"]
     assert sent["ConferenceReply"] == listed["conference"]
-    assert sent["JurorReply"] == listed["juror"] == ["facts", "reasoning", "verdict"]
+    assert sent["JurorReply"] == listed["juror"] == ["facts_for", "facts_against", "reasoning", "verdict"]
     assert sent["ReasoningReply"] == listed["reasoning"]
     for fields in sent.values():
         assert fields.index("verdict") >= 2  # after at least two fields of reasons
+
+
+@pytest.mark.parametrize(("case", "yes", "no"), [("burglary", "guilty", "not guilty"), ("negligence", "liable", "not liable")])
+async def test_justices_and_jurors_list_the_facts_for_each_verdict_before_weighing_them(case, yes, no):
+    """Asked for the facts its verdict "rests on", the 1.5B listed an alibi (boarding records, a
+    flight attendant's report) and called it proof of the charge, 9-0 guilty: each opinion and
+    each juror now lists the facts pointing to each verdict, named by its label, before the
+    analysis, and the conference reads both lists."""
+    script = {f"justice-{n}": [opinion(yes, facts_for=["The clerk saw the defendant at the till."],
+                                       facts_against=["The defendant was on a flight at the time."]), held(yes)]
+              for n in range(1, 10)}
+    record, backend = await trial(case, script=script)
+    for role in ("justice", "juror"):
+        for prompt in prompts(backend, role).values():
+            assert '"facts_for": the facts' in prompt and f'point to "{yes}"' in prompt
+            assert f'point to "{no}"' in prompt
+    for prompt in prompts(backend, "justice", "ROUND 2").values():
+        assert "Facts for: The clerk saw the defendant at the till. Facts against: The defendant was on a flight at the time." in prompt
+    opinion_md = record.outputs["justice-1@1"]
+    assert opinion_md["facts_against"] == ["The defendant was on a flight at the time."]
+    court = record.outputs["verdict"]["opinion_of_the_court"]
+    assert court["facts_for"] == [f"A witness testified to a fact that supports {yes}."] and court["facts_against"] == []
+
+
+async def test_an_opinion_that_lists_no_fact_either_way_is_asked_again():
+    empty = opinion("guilty", facts_for=[], facts_against=[])
+    _, backend = await trial(script={"justice-1": [empty, opinion("guilty")]}, rounds=1)
+    calls = [c for c in backend.calls if c.agent == "justice-1"]
+    assert len(calls) == 2 and 'point to "guilty" and those that point to "not guilty"' in calls[1].repairs[0][1]
+
+
+def test_a_record_from_before_the_two_lists_still_reads():
+    """Replaying a trial recorded with one list of key facts (and a juror's facts in a sentence)."""
+    from courtroom_chat.procedures.supreme import present
+
+    old = {"verdict": "guilty", "confidence": 0.8, "key_facts": ["The video shows the defendant."],
+           "evidence_analysis": "Strong.", "standard": "Met."}
+    assert "- The video shows the defendant." in present.opinion_markdown(old)
+    assert "Key facts: The video shows the defendant." in present.digest([("Justice A", old)], [old], True, ["guilty", "not guilty"], 1)
+    assert "**Facts found:** near the scene" in present.juror_markdown({"verdict": "guilty", "facts": "near the scene",
+                                                                        "reasoning": "Proved."})

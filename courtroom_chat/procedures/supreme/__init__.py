@@ -188,7 +188,8 @@ class SupremeCourt(Procedure):
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def opinion_schema(self, standard: Standard, wire: type[BaseModel]) -> dict[str, Any]:
-        return refine_schema(wire, {"verdict": {"enum": standard.labels}, "key_facts": {"minItems": 1, "maxItems": 6},
+        return refine_schema(wire, {"verdict": {"enum": standard.labels}, "facts_for": {"maxItems": 5},
+                                    "facts_against": {"maxItems": 5},
                                     "evidence_analysis": {"maxLength": 1200}, "standard": {"maxLength": 400},
                                     "confidence": {"minimum": 0, "maximum": 1}})
 
@@ -273,7 +274,8 @@ class SupremeCourt(Procedure):
                   for n in range(1, p.jurors + 1)]
         prompts = {a.name: self.juror_prompt(standard, n, p.jurors) for n, a in enumerate(agents, 1)}
         votes: dict[str, str] = {}
-        schema = refine_schema(JurorReply, {"verdict": {"enum": standard.labels}, "facts": {"maxLength": 700},
+        schema = refine_schema(JurorReply, {"verdict": {"enum": standard.labels}, "facts_for": {"maxItems": 4},
+                                            "facts_against": {"maxItems": 4},
                                             "reasoning": {"maxLength": 900}})
         needed = jury_needed(p.jurors, standard, p.criminal_rule, p.civil_majority)
         rule = ("unanimity required" if needed == p.jurors and p.jurors > 1 else f"{needed} of {p.jurors} needed")
@@ -431,7 +433,8 @@ class SupremeCourt(Procedure):
             "bench": {"split": f"{split} ({decision} / {standard.no if decision == standard.yes else standard.yes})",
                       "votes": {label: counts[label] for label in standard.labels}, "seated": court.params.justices},
             "opinion_of_the_court": {"author": title(author), "analysis": final[author]["evidence_analysis"],
-                                     "standard": final[author]["standard"], "key_facts": final[author]["key_facts"]},
+                                     "standard": final[author]["standard"], "facts_for": final[author]["facts_for"],
+                                     "facts_against": final[author]["facts_against"]},
             "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]}
                          for k in seats if votes[k] != decision],
             "conformity": conf, "confidence_changes": changes,
@@ -463,8 +466,8 @@ class SupremeCourt(Procedure):
     async def plan(self, court: Court) -> None:
         standard = STANDARDS[transcript.case_type(court.case, court.params.default_type)[0]]
         p = court.params
-        placeholder = {"verdict": "[verdict]", "confidence": 0.0, "key_facts": ["[key facts]"],
-                       "evidence_analysis": "[the analysis of round 1]"}
+        placeholder = {"verdict": "[verdict]", "confidence": 0.0, "facts_for": ["[facts for]"],
+                       "facts_against": ["[facts against]"], "evidence_analysis": "[the analysis of round 1]"}
         previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
         for n in range(1, p.justices + 1):
             court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n), OpinionReply)

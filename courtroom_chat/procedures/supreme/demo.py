@@ -29,7 +29,8 @@ def _opinion(request: ModelRequest, yes: bool) -> dict[str, Any]:
     verdict = i["yes"] if yes else i["no"]
     side = "meets" if yes else "does not meet"
     return {
-        "key_facts": [f"The transcript records: {f}" for f in facts[:3]],
+        "facts_for": [f"The transcript records: {f}" for f in facts[:2 if yes else 1]],
+        "facts_against": [f"The transcript records: {f}" for f in facts[2 if yes else 1:3]],
         "evidence_analysis": (f"Read as a {i['philosophy'].split(':')[0]} would, the testimony {side} the burden. "
                               f"The strongest point is the first fact listed; the weakest is how much of the rest rests "
                               f"on inference rather than direct observation. Cross-examination left "
@@ -63,8 +64,9 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         yes = (n * 7 + int(lean * 100)) % size < round(size * (1.2 - lean))
         facts = _facts(request, 2)
         return {
-            "facts": f"The testimony proves that {facts[0] if facts else 'the events occurred'}; other points rest on "
-                     "inference.",
+            "facts_for" if yes else "facts_against": [f"The testimony proves that {facts[0] if facts else 'the events occurred'}."],
+            "facts_against" if yes else "facts_for": [f"{facts[1]} rests on inference." if len(facts) > 1 else
+                                                      "Other points rest on inference."],
             "reasoning": (f"Weighed against {i['burden_name']}, the proved facts "
                           f"{'are enough' if yes else 'leave a doubt I cannot set aside'}; "
                           "I relied on the testimony, not on what counsel argued."),

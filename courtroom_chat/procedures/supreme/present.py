@@ -11,13 +11,34 @@ from ..decision.present import shorten
 from ..deliberation import letter  # noqa: F401 - peers are named by letter, never by seat
 
 
+def facts_markdown(o: dict[str, Any]) -> list[str]:
+    """The facts an opinion or a juror listed: for and against, or (a record from before the two
+    lists) its key facts, or the juror's facts in a sentence."""
+    if "facts_for" in o or "facts_against" in o:
+        return ["**Facts for:**", *([f"- {f}" for f in o.get("facts_for", [])] or ["- none listed"]), "",
+                "**Facts against:**", *([f"- {f}" for f in o.get("facts_against", [])] or ["- none listed"])]
+    if isinstance(o.get("facts"), str):
+        return [f"**Facts found:** {o['facts']}"]
+    return ["**Key facts:**", *[f"- {f}" for f in o.get("key_facts", [])]]
+
+
 def opinion_markdown(o: dict[str, Any]) -> str:
     lines = [f"**Verdict:** {o['verdict']} · confidence {o['confidence']:.0%}"]
     if "changed" in o:
         lines.append(f"**{'Changed' if o['changed'] else 'Held'} after the conference:** {o.get('why', '')}")
-    lines += ["", f"**Standard applied:** {o.get('standard', '')}", "", "**Key facts:**",
-              *[f"- {f}" for f in o.get("key_facts", [])], "", f"**Evidence analysis:** {o.get('evidence_analysis', '')}"]
+    lines += ["", f"**Standard applied:** {o.get('standard', '')}", "", *facts_markdown(o), "",
+              f"**Evidence analysis:** {o.get('evidence_analysis', '')}"]
     return "\n".join(lines)
+
+
+def facts_said(o: dict[str, Any]) -> str:
+    """An opinion's facts in one line for the conference digest: up to two each way."""
+    def some(facts: list[str]) -> str:
+        return "; ".join(shorten(f, 120).rstrip(".") for f in facts[:2]) or "none listed"
+
+    if "facts_for" in o or "facts_against" in o:
+        return f"Facts for: {some(o.get('facts_for', []))}. Facts against: {some(o.get('facts_against', []))}."
+    return f"Key facts: {some(o.get('key_facts', []))}."
 
 
 WITHHELD = "[outlook withheld]"
@@ -41,9 +62,8 @@ def digest(peers: list[tuple[str, dict[str, Any]]], everyone: list[dict[str, Any
     if show_tally:
         lines.append(f"TALLY OF ROUND {round_}: " + tally_text(everyone, labels, with_confidence=True))
     for name, o in peers:
-        facts = "; ".join(shorten(f, 140) for f in o.get("key_facts", [])[:3]) or "(none listed)"
         seen = f"{o['verdict']}, confidence {o['confidence']:.2f}" if show_tally else o["verdict"]
-        said = f"Key facts: {facts}. Analysis: {shorten(o.get('evidence_analysis', ''), 260)}"
+        said = f"{facts_said(o)} Analysis: {shorten(o.get('evidence_analysis', ''), 260)}"
         lines.append(f"- {name} ({seen}). {redact(said, philosophies or [])}")
     return "\n".join(lines)
 
@@ -58,7 +78,7 @@ def tally_text(opinions: list[dict[str, Any]], labels: list[str], with_confidenc
 
 
 def juror_markdown(j: dict[str, Any]) -> str:
-    return f"**Verdict:** {j['verdict']}\n\n**Facts found:** {j.get('facts', '')}\n\n**Reasoning:** {j.get('reasoning', '')}"
+    return "\n".join([f"**Verdict:** {j['verdict']}", "", *facts_markdown(j), "", f"**Reasoning:** {j.get('reasoning', '')}"])
 
 
 def fact_line(f: dict[str, Any]) -> str:

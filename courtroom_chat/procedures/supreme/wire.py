@@ -26,9 +26,12 @@ class _Verdict(BaseModel):
 
 
 class OpinionReply(_Verdict):
-    """A justice's opinion in round 1."""
+    """A justice's opinion in round 1. The facts come in two lists, one for each verdict, before
+    the analysis weighs them: asked for the facts its verdict "rests on", the 1.5B listed an alibi
+    (boarding records, a flight attendant's report) and called it proof of the charge."""
 
-    key_facts: list[str] = Field(default_factory=list)
+    facts_for: list[str] = Field(default_factory=list)  # facts pointing to the yes verdict (guilty / liable)
+    facts_against: list[str] = Field(default_factory=list)  # facts pointing to the no verdict, or leaving a doubt
     evidence_analysis: str = ""
     standard: str = ""  # the legal standard applied, in the justice's words
     verdict: str
@@ -43,7 +46,8 @@ class ConferenceReply(OpinionReply):
 
 
 class JurorReply(_Verdict):
-    facts: str = ""  # the facts the juror found
+    facts_for: list[str] = Field(default_factory=list)  # as a justice's: the facts for each verdict
+    facts_against: list[str] = Field(default_factory=list)
     reasoning: str = ""
     verdict: str
 
