@@ -2,7 +2,8 @@
 prediction set), read in place from ``<data>/simcourt_ljp``, with the gold charge, term,
 fine and probation, and six published methods' per-case predictions to compare with.
 
-A prediction's label is its charge set (``rules.charge_key``): accuracy is charge accuracy.
+A prediction's label is its charge set (``rules.charge_key``): accuracy is charge accuracy, a
+selective charge (选择性罪名) counted right in the specific form the real court pronounced.
 The extra metrics are the sentence's: term MAE in months with a 95% bootstrap interval
 (numeric gold terms only: life and death sentences are left out, as the source does), fine
 MAE, whether probation was given, and the published methods' and a constant 12 months' MAE
@@ -24,7 +25,7 @@ from ...errors import InputError
 from ...evaluation.datasets import Dataset, DatasetInfo, Item, data_dir, register, stable_seed
 from ...evaluation.methods import AnswerFormat
 from .cases import from_simcourt
-from .rules import charge_key
+from .rules import charge_key, normalise_charge, same_charges, specific_forms
 from .wire import JudgmentReply
 
 PUBLISHED = {"llama3-8b": "llama3-8b.json", "GPT-3.5": "gpt-3.5.json", "PLJP": "pljp.json",
@@ -115,11 +116,20 @@ class SimCourtLJP(Dataset):
         case = from_simcourt({k: v for k, v in data.items() if k not in ("prosecution_statement", "charge", "term",
                                                                            "fine", "reprieve", "result")}, str(path))
         term = data["term"]
+        forms = {normalise_charge(c, True): specific_forms(c, str(data.get("result", ""))) for c in data["charge"]}
         return Item(id=f"ljp-{path.stem}", case=case, gold=charge_key(list(data["charge"]), True),
-                    meta={"case": path.stem, "charges": data["charge"], "fine": float(data["fine"]),
+                    meta={"case": path.stem, "charges": data["charge"], "forms": forms, "fine": float(data["fine"]),
                           "term": float(term) if isinstance(term, (int, float)) else None,
                           "special": "" if isinstance(term, (int, float)) else str(term),
                           "probation": float(data["reprieve"])})
+
+    def score(self, item: Item, predicted: str | None) -> bool:
+        """Right if the charges are the gold charges, each by its official name or, for a
+        selective charge, by the specific form the real court pronounced in this case (the gold
+        非法持有、私藏枪支、弹药罪, the judgment 犯非法持有枪支罪: 非法持有枪支罪 is right)."""
+        if predicted is None:
+            return False
+        return predicted == item.gold or same_charges(predicted, item.meta.get("forms", {}))
 
     def answer_format(self) -> AnswerFormat:
         return direct_format()

@@ -229,6 +229,35 @@ def normalise_charge(charge: str, zh: bool) -> str:
     return text
 
 
+def is_subsequence(short: str, long: str) -> bool:
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def specific_forms(official: str, judgment: str) -> list[str]:
+    """The names a judgment's text gives the official charge ``official`` in this case, when
+    ``official`` is a selective charge (选择性罪名: its name lists alternatives, 非法持有、私藏枪支、
+    弹药罪) and the court named only what applied (犯非法持有枪支罪): each "犯…罪" in the text whose
+    characters are the official name's, in order. Normalised; an ordinary charge has none."""
+    if "、" not in official:
+        return []
+    whole = normalise_charge(official, True)
+    named = (normalise_charge(m, True) for m in re.findall(r"犯([^，。；,;：:]{2,40}?罪)", judgment))
+    return list(dict.fromkeys(n for n in named if n != whole and is_subsequence(n, whole)))
+
+
+def same_charges(predicted: str, forms: dict[str, list[str]]) -> bool:
+    """Whether a predicted charge key names the gold charges: each official charge (the keys of
+    ``forms``) named once, by its official name or one of the specific forms its court used."""
+    said = [c for c in predicted.split("+") if c]
+    if len(said) != len(forms):
+        return False
+    meant = set()
+    for charge in said:
+        meant |= {official for official, names in forms.items() if charge == official or charge in names}
+    return meant == set(forms)
+
+
 def charge_key(charges: list[str], zh: bool) -> str:
     """A set of charges as one label: normalised, sorted, joined."""
     return "+".join(sorted({normalise_charge(c, zh) for c in charges if c.strip()})) or "acquitted"
