@@ -30,9 +30,9 @@ def settings(**params) -> Settings:
 
 
 async def trial(case: str = "burglary", script: dict | None = None, latency_ms: int = 0, base: Settings | None = None,
-                **params):
+                seed: int | None = None, **params):
     backend = ScriptedBackend(script=script or {}, latency_ms=latency_ms)
-    record = await Trial(load_case(CASES / f"{case}.json"), base or settings(**params), store=None,
+    record = await Trial(load_case(CASES / f"{case}.json"), base or settings(**params), store=None, seed=seed,
                          backends={"scripted": backend}).run()
     return record, backend
 
@@ -524,3 +524,24 @@ def test_a_record_from_before_the_two_lists_still_reads():
     assert "Key facts: The video shows the defendant." in present.digest([("Justice A", old)], [old], True, ["guilty", "not guilty"], 1)
     assert "**Facts found:** near the scene" in present.juror_markdown({"verdict": "guilty", "facts": "near the scene",
                                                                         "reasoning": "Proved."})
+
+
+async def test_shuffled_labels_give_each_agent_its_own_seeded_order_in_prompt_and_schema():
+    """The order control (issue 21): with ``shuffle_labels`` each justice, juror and the clerk
+    read the two verdicts in their own seeded order, the schema's in the same order, recorded
+    in the run; the same seed gives the same orders, and off every agent reads guilty first."""
+    record, backend = await trial(shuffle_labels=True, seed=7)
+    orders = record.outputs["orders"]
+    assert len(orders) == 9 + 12 + 1 and {tuple(o["labels"]) for o in orders.values()} == {
+        ("guilty", "not guilty"), ("not guilty", "guilty")}
+    for call in backend.calls:
+        if call.agent in orders and not call.repairs:
+            first, second = orders[call.agent]["labels"]
+            assert f'"verdict": exactly "{first}" or "{second}"' in call.prompt, call.agent
+            assert call.schema["properties"]["verdict"]["enum"] == [first, second]
+    again, _ = await trial(shuffle_labels=True, seed=7)
+    other, _ = await trial(shuffle_labels=True, seed=8)
+    assert again.outputs["orders"] == orders != other.outputs["orders"]
+    plain, backend = await trial()
+    assert "orders" not in plain.outputs
+    assert all('exactly "guilty" or "not guilty"' in c.prompt for c in backend.calls if c.role in ("justice", "juror"))

@@ -113,3 +113,16 @@ def test_each_court_trial_is_seeded_by_its_item_so_its_draws_repeat(fixtures, ru
                      runs_dir=runs_dir / "again")
     for row in (json.loads(line) for line in (again.folder / "results.jsonl").read_text().splitlines()):
         assert RunStore(runs_dir / "again").load(row["run_id"]).outputs["orders"] == first[row["item"]]
+
+
+def test_the_supreme_courts_order_control_runs_it_again_with_shuffled_verdicts(runs_dir):
+    from pathlib import Path
+
+    clear = Path(__file__).parents[2] / "bench" / "supreme" / "clear.jsonl"
+    ev = evaluate(str(clear), procedure="supreme", baselines=["single"], backend="scripted", limit=1, order_control=True)
+    summary = json.loads((ev.folder / "summary.json").read_text())
+    assert summary["methods"] == ["court", "court-shuffled-order", "single"]
+    shuffled = next(r for r in summary["rows"] if r["method"] == "court-shuffled-order")
+    record = RunStore(runs_dir).load(shuffled["run_id"])
+    assert record.settings["procedures"]["supreme"]["shuffle_labels"] is True
+    assert len({tuple(o["labels"]) for o in record.outputs["orders"].values()}) == 2

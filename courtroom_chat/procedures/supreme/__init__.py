@@ -68,6 +68,9 @@ class Parameters(BaseModel):
                                                                     "the justice's own among them, in one seeded order "
                                                                     "every justice reads (shared: a local model reads "
                                                                     "them once, not once per justice)")
+    shuffle_labels: bool = Field(False, description="Each justice, juror and the clerk see the two verdicts in their "
+                                                    "own seeded order, in the prompt and the schema (off: the case "
+                                                    "type's order, guilty / liable first)")
     jurors: int = Field(12, ge=1, le=25, description="Jurors seated")
     criminal_rule: Literal["unanimous", "majority"] = Field("unanimous", description="Criminal jury: unanimity (else "
                                                                                      "hung) or a simple majority")
@@ -107,6 +110,8 @@ class SupremeCourt(Procedure):
     # words cost 24 repairs in a 56-call trial of the burglary case on the 1.5B (2026-11-26),
     # and the repaired replies said it again (18 justices' warnings).
     restatable = ("burden_criminal.md", "burden_civil.md")
+    fixed_order = {"shuffle_labels": False}
+    shuffled_order = {"shuffle_labels": True}
     roles = (
         Role("justice", "Justice", OpinionReply, numbered=True, max_tokens=700, expected_output_tokens=260,
              description="writes an opinion, then reconsiders it at the conference"),
@@ -152,6 +157,11 @@ class SupremeCourt(Procedure):
 
     async def run(self, court: Court) -> None:
         standard = self.standard(court)
+        if court.params.shuffle_labels:  # each agent's order of the two verdicts, for the record
+            p = court.params
+            agents = ([f"justice-{n}" for n in range(1, p.justices + 1)] + [f"juror-{n}" for n in range(1, p.jurors + 1)]
+                      + ["clerk-reasoning"])
+            court.keep("orders", {a: {"labels": self.order(court, standard, a)} for a in agents})
         rounds, flow = await self.bench(court, standard)
         jury = await self.deliberate(court, standard)
         trace = await self.why(court, standard)
@@ -161,9 +171,21 @@ class SupremeCourt(Procedure):
         return court.agent(f"justice-{n}", "justice", f"Justice {n}", "opinions" if round_ == 1 else "conference",
                            round=round_, temperature=court.params.justice_temperature)
 
+    @staticmethod
+    def order(court: Court, standard: Standard, agent: str) -> list[str]:
+        """The two verdicts in the order ``agent`` reads them (``shuffle_labels``: its own seeded order)."""
+        labels = list(standard.labels)
+        if court.params.shuffle_labels:
+            court.rng(agent, "labels").shuffle(labels)
+        return labels
+
+    def choices(self, court: Court, standard: Standard, agent: str) -> dict[str, str]:
+        first, second = self.order(court, standard, agent)
+        return {"yes": standard.yes, "no": standard.no, "first": first, "second": second}
+
     def opinion_prompt(self, court: Court, standard: Standard, n: int) -> str:
         name, _ = court.params.seat(n)
-        return self.render("justice", burden=self.burden(standard), yes=standard.yes, no=standard.no, seat=n,
+        return self.render("justice", burden=self.burden(standard), **self.choices(court, standard, f"justice-{n}"), seat=n,
                            size=court.params.justices, philosophy=self.philosophy(name))
 
     def conference_prompt(self, court: Court, standard: Standard, n: int, round_: int,
@@ -179,16 +201,16 @@ class SupremeCourt(Procedure):
         own = previous.get(me)
         name, _ = court.params.seat(n)
         return self.render(
-            "conference", burden=self.burden(standard), round=round_, previous=round_ - 1, yes=standard.yes,
-            no=standard.no, digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1,
+            "conference", burden=self.burden(standard), round=round_, previous=round_ - 1,
+            **self.choices(court, standard, me), digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1,
                                                    court.params.philosophies()),
             opinions_below=below, mine=f" ({mine} above)" if mine else "",
             own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
             if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
-    def opinion_schema(self, standard: Standard, wire: type[BaseModel]) -> dict[str, Any]:
-        return refine_schema(wire, {"verdict": {"enum": standard.labels}, "facts_for": {"maxItems": 5},
+    def opinion_schema(self, order: list[str], wire: type[BaseModel]) -> dict[str, Any]:
+        return refine_schema(wire, {"verdict": {"enum": order}, "facts_for": {"maxItems": 5},
                                     "facts_against": {"maxItems": 5},
                                     "evidence_analysis": {"maxLength": 1200}, "standard": {"maxLength": 400},
                                     "confidence": {"minimum": 0, "maximum": 1}})
@@ -246,7 +268,8 @@ class SupremeCourt(Procedure):
         inputs = {**self.common(standard), "seat": n, "size": p.justices, "round": round_, "position": position,
                   "philosophy": name, **({"before": own["verdict"], "majority": prior} if own else {})}
         try:
-            answer = await court.ask(agent, prompt, wire, inputs=inputs, schema=self.opinion_schema(standard, wire),
+            answer = await court.ask(agent, prompt, wire, inputs=inputs,
+                                     schema=self.opinion_schema(self.order(court, standard, agent.name), wire),
                                      check=lambda r: opinion_problems(r, standard, p.min_words))
         except FAILED:
             return
@@ -265,24 +288,28 @@ class SupremeCourt(Procedure):
 
     # ---------------------------------------------------------------- the jury
 
-    def juror_prompt(self, standard: Standard, n: int, size: int) -> str:
-        return self.render("juror", burden=self.burden(standard), yes=standard.yes, no=standard.no, number=n, size=size)
+    def juror_prompt(self, court: Court, standard: Standard, n: int, size: int) -> str:
+        return self.render("juror", burden=self.burden(standard), **self.choices(court, standard, f"juror-{n}"),
+                           number=n, size=size)
 
     async def deliberate(self, court: Court, standard: Standard) -> dict[str, Any]:
         p = court.params
         agents = [court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury", temperature=p.juror_temperature)
                   for n in range(1, p.jurors + 1)]
-        prompts = {a.name: self.juror_prompt(standard, n, p.jurors) for n, a in enumerate(agents, 1)}
+        prompts = {a.name: self.juror_prompt(court, standard, n, p.jurors) for n, a in enumerate(agents, 1)}
         votes: dict[str, str] = {}
-        schema = refine_schema(JurorReply, {"verdict": {"enum": standard.labels}, "facts_for": {"maxItems": 4},
-                                            "facts_against": {"maxItems": 4},
-                                            "reasoning": {"maxLength": 900}})
+
+        def schema(agent: Agent) -> dict[str, Any]:
+            return refine_schema(JurorReply, {"verdict": {"enum": self.order(court, standard, agent.name)},
+                                              "facts_for": {"maxItems": 4}, "facts_against": {"maxItems": 4},
+                                              "reasoning": {"maxLength": 900}})
+
         needed = jury_needed(p.jurors, standard, p.criminal_rule, p.civil_majority)
         rule = ("unanimity required" if needed == p.jurors and p.jurors > 1 else f"{needed} of {p.jurors} needed")
 
         async def sit(n: int, agent: Agent) -> None:
             try:
-                answer = await court.ask(agent, prompts[agent.name], JurorReply, schema=schema,
+                answer = await court.ask(agent, prompts[agent.name], JurorReply, schema=schema(agent),
                                          inputs={**self.common(standard), "number": n, "size": p.jurors},
                                          check=lambda r: juror_problems(r, standard, p.min_words))
             except FAILED:
@@ -316,11 +343,11 @@ class SupremeCourt(Procedure):
                            claim="charge" if standard.type == "criminal" else "claim", party=c["party"],
                            other=c["other"], burden_name=standard.burden)
 
-    def reasoning_prompt(self, standard: Standard, facts: list[Fact]) -> str:
+    def reasoning_prompt(self, court: Court, standard: Standard, facts: list[Fact]) -> str:
         listed = "\n".join(f"{f.number}. \"{f.source_quote}\" ({f.kind}; bears on {f.bears_on}; favours {f.favours})"
                            for f in facts if f.verified) or "(none: no quote was verified in the transcript)"
-        return self.render("reasoning", burden=self.burden(standard), facts=listed, yes=standard.yes, no=standard.no,
-                           burden_name=standard.burden)
+        return self.render("reasoning", burden=self.burden(standard), facts=listed,
+                           **self.choices(court, standard, "clerk-reasoning"), burden_name=standard.burden)
 
     async def why(self, court: Court, standard: Standard) -> dict[str, Any]:
         """Two calls: every fact quoted (each quote verified), then the reasoning from the verified facts."""
@@ -364,10 +391,10 @@ class SupremeCourt(Procedure):
             favour = Counter(f.favours for f in verified)
             step2 = court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why",
                                 temperature=p.clerk_temperature)
-            prompt2 = self.reasoning_prompt(standard, facts)
+            prompt2 = self.reasoning_prompt(court, standard, facts)
             try:
                 reasoned = await court.ask(step2, prompt2, ReasoningReply, check=lambda r: reasoning_problems(r, standard),
-                                           schema=refine_schema(ReasoningReply, {"verdict": {"enum": standard.labels},
+                                           schema=refine_schema(ReasoningReply, {"verdict": {"enum": self.order(court, standard, step2.name)},
                                                                                  "contradictions": {"maxItems": 6}}),
                                            inputs={**c, "facts": len(verified), "for_party": favour[c["party"]],
                                                    "for_other": favour[c["other"]]})
@@ -477,11 +504,11 @@ class SupremeCourt(Procedure):
                                   self.conference_prompt(court, standard, n, 2, previous), ConferenceReply)
         for n in range(1, p.jurors + 1):
             court.plan_prompt("jury", court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury"),
-                              self.juror_prompt(standard, n, p.jurors), JurorReply)
+                              self.juror_prompt(court, standard, n, p.jurors), JurorReply)
         court.plan_prompt("why", court.agent("clerk-facts", "clerk", "Law clerk · facts", "why"),
                           self.facts_prompt(court, standard), FactsReply)
         court.plan_prompt("why", court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why"),
-                          self.reasoning_prompt(standard, []).replace(
+                          self.reasoning_prompt(court, standard, []).replace(
             "(none: no quote was verified in the transcript)", "[the verified facts of step 1]"), ReasoningReply)
 
     def demo(self, request: ModelRequest) -> dict[str, Any] | None:
