@@ -44,7 +44,7 @@ def prompts(backend: ScriptedBackend, role: str, marker: str = "") -> dict[str, 
 def opinion(verdict: str, confidence: float = 0.7, **extra) -> dict:
     return {"facts_for": [f"A witness testified to a fact that supports {verdict}."], "facts_against": [],
             "evidence_analysis": f"The testimony, weighed for and against, supports a verdict of {verdict} on this record.",
-            "standard": "The burden was applied to each element.", "verdict": verdict, "confidence": confidence, **extra}
+            "verdict": verdict, "confidence": confidence, **extra}
 
 
 def held(verdict: str, changed: bool = False) -> dict:
@@ -126,9 +126,9 @@ async def test_a_type_given_against_the_transcript_is_followed_with_a_warning():
 async def test_an_opinion_that_restates_the_burden_of_proof_is_no_prompt_leak():
     """On the 1.5B (2026-11-26) justices named the standard in the burden's own words, and the
     prompt-leak rule sent 18 of 18 opinions back, for nothing: the repairs said it again."""
-    restated = opinion("not guilty", standard="The burden of proof is beyond a reasonable doubt, and it rests on the "
-                       "prosecution; a reasonable doubt can come from the defense's evidence as well as from gaps in the "
-                       "prosecution's, and one remains here.")
+    restated = opinion("not guilty", evidence_analysis="The burden of proof is beyond a reasonable doubt, and it rests "
+                       "on the prosecution; a reasonable doubt can come from the defense's evidence as well as from gaps "
+                       "in the prosecution's, and one remains here.")
     kept = restated | {"changed": False, "why": "The other opinions raised nothing the record does not answer."}
     record, backend = await trial(script={f"justice-{n}": [restated, kept] for n in range(1, 10)})
     assert not [w for w in record.warnings if w.rule == "prompt_leak"]
@@ -545,3 +545,16 @@ async def test_shuffled_labels_give_each_agent_its_own_seeded_order_in_prompt_an
     plain, backend = await trial()
     assert "orders" not in plain.outputs
     assert all('exactly "guilty" or "not guilty"' in c.prompt for c in backend.calls if c.role in ("justice", "juror"))
+
+
+async def test_the_standard_applied_is_the_case_types_and_no_justice_restates_it_before_its_verdict():
+    """Asked for "the legal standard applied" just before the verdict, every justice copied the
+    burden instruction ("The verdict is 'guilty' only if…") and wrote "guilty" next, against its
+    own analysis (a fire the marshal found electrical, no accelerant, the defendant at work
+    across town: guilty 9-0). The standard is recorded from the case type; the analysis ends on
+    whether it is met."""
+    record, backend = await trial()
+    assert all('"standard"' not in c.prompt for c in backend.calls if c.role == "justice")
+    assert all("standard" not in c.schema["properties"] for c in backend.calls if c.role == "justice")
+    assert record.outputs["justice-1@1"]["standard"] == "beyond a reasonable doubt, the burden on the prosecution"
+    assert record.outputs["verdict"]["opinion_of_the_court"]["standard"].startswith("beyond a reasonable doubt")

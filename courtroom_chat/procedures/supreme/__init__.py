@@ -212,7 +212,7 @@ class SupremeCourt(Procedure):
     def opinion_schema(self, order: list[str], wire: type[BaseModel]) -> dict[str, Any]:
         return refine_schema(wire, {"verdict": {"enum": order}, "facts_for": {"maxItems": 5},
                                     "facts_against": {"maxItems": 5},
-                                    "evidence_analysis": {"maxLength": 1200}, "standard": {"maxLength": 400},
+                                    "evidence_analysis": {"maxLength": 1200},
                                     "confidence": {"minimum": 0, "maximum": 1}})
 
     async def bench(self, court: Court, standard: Standard) -> tuple[list[dict[str, dict[str, Any]]], dict[str, Any]]:
@@ -277,7 +277,8 @@ class SupremeCourt(Procedure):
         data = answer.value.model_dump(mode="json")
         if own and isinstance(answer.value, ConferenceReply) and answer.value.changed != (data["verdict"] != own["verdict"]):
             data["changed"] = data["verdict"] != own["verdict"]  # what it did, not what it said
-        data |= {"philosophy": name, "position": round(position, 3)}
+        data |= {"standard": f"{standard.burden}, the burden on {standard.party}", "philosophy": name,
+                 "position": round(position, 3)}
         current[agent.name] = data
         court.finish(agent, data, markdown=present.opinion_markdown(data), repaired=answer.repaired,
                      title=f"Justice {n} · {data['verdict']}", key=f"{agent.name}@{round_}",

@@ -34,8 +34,8 @@ def _opinion(request: ModelRequest, yes: bool) -> dict[str, Any]:
         "evidence_analysis": (f"Read as a {i['philosophy'].split(':')[0]} would, the testimony {side} the burden. "
                               f"The strongest point is the first fact listed; the weakest is how much of the rest rests "
                               f"on inference rather than direct observation. Cross-examination left "
-                              f"{'little' if yes else 'real'} doubt on the key testimony."),
-        "standard": f"I applied {i['burden_name']}; on this record it is {'met' if yes else 'not met'}.",
+                              f"{'little' if yes else 'real'} doubt on the key testimony. Under "
+                              f"{i['burden_name']} the burden is {'met' if yes else 'not met'}."),
         "verdict": verdict,
         "confidence": round(min(0.95, 0.55 + abs(i["position"] - _lean(request.case.question)) * 0.8), 2),
     }

@@ -28,12 +28,15 @@ class _Verdict(BaseModel):
 class OpinionReply(_Verdict):
     """A justice's opinion in round 1. The facts come in two lists, one for each verdict, before
     the analysis weighs them: asked for the facts its verdict "rests on", the 1.5B listed an alibi
-    (boarding records, a flight attendant's report) and called it proof of the charge."""
+    (boarding records, a flight attendant's report) and called it proof of the charge. The
+    standard applied is the case type's, recorded beside the reply: asked to state it just
+    before the verdict, justices copied the burden instruction ("The verdict is 'guilty' only
+    if…") and wrote "guilty" next, against their own analysis ("the lack of accelerant strongly
+    suggests the fire was not caused by arson")."""
 
     facts_for: list[str] = Field(default_factory=list)  # facts pointing to the yes verdict (guilty / liable)
     facts_against: list[str] = Field(default_factory=list)  # facts pointing to the no verdict, or leaving a doubt
-    evidence_analysis: str = ""
-    standard: str = ""  # the legal standard applied, in the justice's words
+    evidence_analysis: str = ""  # ends on whether the burden of proof is met
     verdict: str
     confidence: Fraction = 0.5
 
