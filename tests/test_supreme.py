@@ -444,18 +444,21 @@ async def test_eval_counts_switches_per_round_against_the_gold_answer():
     assert switches([{"gold": "no", "details": {}}]) == {}
 
 
-def test_the_clear_case_set_loads_with_each_type_read_from_its_question():
-    """bench/supreme/clear.jsonl: eight transcripts, four with each answer, four criminal and four
-    civil; the question's words decide the type and the labelled answer is the verdict's polarity."""
+@pytest.mark.parametrize(("name", "size"), [("clear.jsonl", 8), ("heldout.jsonl", 4)])
+def test_the_clear_case_set_loads_with_each_type_read_from_its_question(name, size):
+    """bench/supreme/clear.jsonl: eight transcripts (heldout.jsonl: four more, written after the
+    fixes they measure), half with each answer, half criminal and half civil; the question's
+    words decide the type and the labelled answer is the verdict's polarity."""
     from pathlib import Path
 
     from courtroom_chat.evaluation.datasets import JsonlDataset
     from courtroom_chat.procedures.supreme.transcript import case_type
 
-    items = JsonlDataset(Path(__file__).resolve().parents[1] / "bench" / "supreme" / "clear.jsonl").items()
-    assert len(items) == 8 and sorted(i.gold for i in items) == ["no"] * 4 + ["yes"] * 4
+    items = JsonlDataset(Path(__file__).resolve().parents[1] / "bench" / "supreme" / name).items()
+    half = size // 2
+    assert len(items) == size and sorted(i.gold for i in items) == ["no"] * half + ["yes"] * half
     kinds = {i.id: case_type(i.case, "civil")[0] for i in items}
-    assert sorted(kinds.values()) == ["civil"] * 4 + ["criminal"] * 4
+    assert sorted(kinds.values()) == ["civil"] * half + ["criminal"] * half
     for item in items:
         (document,) = item.case.context
         assert f"Type: {kinds[item.id]}." in document.text and "CLOSING STATEMENT" in document.text
