@@ -185,8 +185,8 @@ class SupremeCourt(Procedure):
 
     def opinion_prompt(self, court: Court, standard: Standard, n: int) -> str:
         name, _ = court.params.seat(n)
-        return self.render("justice", burden=self.burden(standard), **self.choices(court, standard, f"justice-{n}"), seat=n,
-                           size=court.params.justices, philosophy=self.philosophy(name))
+        return self.render("justice", burden=self.burden(standard), **self.choices(court, standard, f"justice-{n}"),
+                           seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def conference_prompt(self, court: Court, standard: Standard, n: int, round_: int,
                           previous: dict[str, dict[str, Any]]) -> str:
@@ -200,11 +200,11 @@ class SupremeCourt(Procedure):
         below = self.render(f"peers_{court.params.peer_order}", previous=round_ - 1)
         own = previous.get(me)
         name, _ = court.params.seat(n)
+        digest = present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1,
+                                court.params.philosophies())
         return self.render(
             "conference", burden=self.burden(standard), round=round_, previous=round_ - 1,
-            **self.choices(court, standard, me), digest=present.digest(peers, list(previous.values()), court.params.show_tally, standard.labels, round_ - 1,
-                                                   court.params.philosophies()),
-            opinions_below=below, mine=f" ({mine} above)" if mine else "",
+            **self.choices(court, standard, me), digest=digest, opinions_below=below, mine=f" ({mine} above)" if mine else "",
             own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
             if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
