@@ -561,3 +561,18 @@ async def test_the_standard_applied_is_the_case_types_and_no_justice_restates_it
     assert all("standard" not in c.schema["properties"] for c in backend.calls if c.role == "justice")
     assert record.outputs["justice-1@1"]["standard"] == "beyond a reasonable doubt, the burden on the prosecution"
     assert record.outputs["verdict"]["opinion_of_the_court"]["standard"].startswith("beyond a reasonable doubt")
+
+
+async def test_an_opinion_that_concludes_in_plain_words_is_not_sent_back_as_a_leak():
+    """Told to end "with whether the burden of proof is met", justices wrote "The burden of proof
+    is met" and the prompt-leak rule sent 12 of 18 opinions back (whitlock-theft on the 1.5B,
+    2026-11-27: 44 calls, 726 s instead of 33 and 459). The prompts now ask in words a
+    conclusion does not repeat, and a philosophy may be restated in its own words."""
+    said = opinion("guilty", evidence_analysis="The video and the signed statement outweigh the defense's points, and the "
+                   "burden of proof is met. Read as a whole, the overall pattern of the evidence points to guilt; "
+                   "the prosecution proved its case beyond a reasonable doubt.",
+                   facts_against=["No receipt was produced, which does not cast doubt on the charge."])
+    held_said = said | {"changed": False, "why": "Nothing in the other opinions changes the record."}
+    record, backend = await trial(script={f"justice-{n}": [said, held_said] for n in range(1, 10)})
+    assert not [w for w in record.warnings if w.rule == "prompt_leak"]
+    assert len([c for c in backend.calls if c.role == "justice"]) == 18

@@ -109,7 +109,7 @@ class SupremeCourt(Procedure):
     # Every opinion names the standard it applied. Counted as a prompt leak, the burden's own
     # words cost 24 repairs in a 56-call trial of the burglary case on the 1.5B (2026-11-26),
     # and the repaired replies said it again (18 justices' warnings).
-    restatable = ("burden_criminal.md", "burden_civil.md")
+    restatable = ("burden_criminal.md", "burden_civil.md", "spectrum.md")
     fixed_order = {"shuffle_labels": False}
     shuffled_order = {"shuffle_labels": True}
     roles = (
@@ -181,7 +181,8 @@ class SupremeCourt(Procedure):
 
     def choices(self, court: Court, standard: Standard, agent: str) -> dict[str, str]:
         first, second = self.order(court, standard, agent)
-        return {"yes": standard.yes, "no": standard.no, "first": first, "second": second}
+        return {"yes": standard.yes, "no": standard.no, "first": first, "second": second, "party": standard.party,
+                "claim": "charge" if standard.type == "criminal" else "claim"}
 
     def opinion_prompt(self, court: Court, standard: Standard, n: int) -> str:
         name, _ = court.params.seat(n)
