@@ -576,3 +576,30 @@ async def test_an_opinion_that_concludes_in_plain_words_is_not_sent_back_as_a_le
     record, backend = await trial(script={f"justice-{n}": [said, held_said] for n in range(1, 10)})
     assert not [w for w in record.warnings if w.rule == "prompt_leak"]
     assert len([c for c in backend.calls if c.role == "justice"]) == 18
+
+
+def test_the_probe_variants_each_differ_from_the_court_juror_in_one_thing():
+    """bench/supreme_probe.py: the juror as the court asks it, and variants that each change one thing."""
+    import importlib.util
+    from pathlib import Path
+
+    from courtroom_chat import plain
+    from courtroom_chat.evaluation.datasets import JsonlDataset
+    from courtroom_chat.procedures import get
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("supreme_probe", root / "bench" / "supreme_probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    procedure = get("supreme")
+    item = JsonlDataset(root / "bench" / "supreme" / "clear.jsonl").items()[1]  # a criminal No case
+    case = procedure.prepare(item.case)
+    made = {v: probe.request(v, case, procedure, 0.7) for v in probe.VARIANTS}
+    court, _ = made["court"]
+    assert "BEYOND A REASONABLE DOUBT" in court.prompt and court.schema["properties"]["verdict"]["enum"] == ["guilty", "not guilty"]
+    assert made["no-first"][0].schema["properties"]["verdict"]["enum"] == ["not guilty", "guilty"]
+    assert 'exactly "not guilty" or "guilty"' in made["no-first"][0].prompt
+    assert made["yesno"][0].schema["properties"]["verdict"]["enum"] == ["yes", "no"] and made["yesno"][1] == {"yes": "yes", "no": "no"}
+    assert "REASONABLE DOUBT" not in made["no-burden"][0].prompt and made["no-burden"][0].system == court.system
+    assert made["plain"][0].system == plain.SYSTEM and made["plain"][0].prefix == court.prefix
+    assert made["court"][1] == {"guilty": "yes", "not guilty": "no"}

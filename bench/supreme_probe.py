@@ -1,0 +1,117 @@
+"""Which part of a supreme-court juror's prompt turns clear No cases into "guilty"? One juror
+call per case, variant and temperature, on the clear cases, against the plain call the
+baselines make (figures only; each variant differs from "court" in one thing):
+
+- ``court``: the juror as the court asks it (burden, facts for and against, reasoning, verdict);
+- ``yesno``: the same, the verdict asked as "yes" / "no" to the question above;
+- ``no-burden``: the same without the burden-of-proof paragraph;
+- ``no-first``: the same with the two verdicts listed no first (not guilty / not liable);
+- ``plain``: the plain call of the single-call baseline (its own system prompt and fields).
+
+    python bench/supreme_probe.py bench/supreme/clear.jsonl --items nandakumar-burglary whitlock-theft \
+        --backend local:qwen2.5-coder-1.5b
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtroom_chat import plain  # noqa: E402
+from courtroom_chat.backends import BackendPool  # noqa: E402
+from courtroom_chat.backends.base import ModelRequest  # noqa: E402
+from courtroom_chat.config import Settings  # noqa: E402
+from courtroom_chat.evaluation.datasets import JsonlDataset  # noqa: E402
+from courtroom_chat.procedures import get  # noqa: E402
+from courtroom_chat.procedures.supreme.rules import STANDARDS  # noqa: E402
+from courtroom_chat.procedures.supreme.transcript import case_type  # noqa: E402
+from courtroom_chat.procedures.supreme.wire import JurorReply  # noqa: E402
+from courtroom_chat.replies import refine_schema  # noqa: E402
+
+VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain")
+
+
+def request(variant: str, case, procedure, temperature: float) -> tuple[ModelRequest, dict[str, str]]:
+    """The request, and how its answer maps to yes / no."""
+    standard = STANDARDS[case_type(case, "civil")[0]]
+    prefix = procedure.case_block(case)
+    if variant == "plain":
+        return (ModelRequest(agent="probe", role="juror", system=plain.SYSTEM, prefix=prefix, prompt=plain.prompt(),
+                             schema=plain.schema(), schema_name="AnswerReply", temperature=temperature, max_tokens=500),
+                {"yes": "yes", "no": "no"})
+    order = [standard.no, standard.yes] if variant == "no-first" else [standard.yes, standard.no]
+    values = {"yes": standard.yes, "no": standard.no, "first": order[0], "second": order[1], "number": 1, "size": 12,
+              "party": standard.party, "claim": "charge" if standard.type == "criminal" else "claim",
+              "burden": "" if variant == "no-burden" else procedure.burden(standard)}
+    prompt = procedure.render("juror", **values).lstrip()
+    schema = refine_schema(JurorReply, {"verdict": {"enum": order}, "facts_for": {"maxItems": 4},
+                                        "facts_against": {"maxItems": 4}, "reasoning": {"maxLength": 900}})
+    mapping = {standard.yes: "yes", standard.no: "no"}
+    if variant == "yesno":
+        prompt = prompt.replace(f'- "verdict": exactly "{order[0]}" or "{order[1]}".',
+                                '- "verdict": exactly "yes" or "no", the answer to the QUESTION BEFORE THE COURT.')
+        schema["properties"]["verdict"]["enum"] = ["yes", "no"]
+        mapping = {"yes": "yes", "no": "no"}
+    return (ModelRequest(agent="probe", role="juror", system=procedure.system_prompt(case), prefix=prefix, prompt=prompt,
+                         schema=schema, schema_name="JurorReply", temperature=temperature, max_tokens=700), mapping)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--items", nargs="*", default=None)
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--temperatures", nargs="*", type=float, default=[0.3, 0.7, 1.0])
+    parser.add_argument("--backend", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--out", type=Path, default=None, help="JSON lines, one per call")
+    args = parser.parse_args()
+    settings = Settings().with_backend(args.backend)
+    pool = BackendPool(settings)
+    backend = pool.get(settings.model_for("jury"))
+    procedure = get("supreme")
+    items = [i for i in JsonlDataset(args.dataset).items() if not args.items or i.id in args.items]
+    tally: Counter = Counter()
+    out = args.out.open("a") if args.out else None
+    try:
+        for item in items:
+            case = procedure.prepare(item.case)
+            for variant in args.variants:
+                for t in args.temperatures:
+                    req, mapping = request(variant, case, procedure, t)
+                    started = time.perf_counter()
+                    reply = await backend.complete(req)
+                    try:
+                        data = json.loads(reply.text)
+                        said = data.get("verdict", data.get("decision"))
+                    except ValueError:
+                        data, said = {}, None
+                    answer = mapping.get(said) if isinstance(said, str) else None
+                    tally[(variant, item.gold, answer)] += 1
+                    line = {"item": item.id, "gold": item.gold, "variant": variant, "temperature": t, "said": said,
+                            "answer": answer, "seconds": round(time.perf_counter() - started, 1), "reply": data}
+                    print(json.dumps({k: v for k, v in line.items() if k != "reply"}), flush=True)
+                    if out:
+                        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    finally:
+        if out:
+            out.close()
+        await pool.aclose()
+    print("\nvariant      gold  follows evidence")
+    for variant in args.variants:
+        for gold in ("yes", "no"):
+            n = sum(v for (va, g, _), v in tally.items() if va == variant and g == gold)
+            right = tally[(variant, gold, gold)]
+            if n:
+                print(f"{variant:12} {gold:4}  {right}/{n}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
