@@ -688,3 +688,25 @@ async def test_the_judges_elements_that_describe_the_evidence_are_sent_back_then
     assert ("1. The accused moved the phone out of Meena Iyer's possession without her consent\n"
             "2. The accused intended to take the phone dishonestly\n") in first.prompt
     assert "locker with its SIM" not in first.prompt.split("THE ELEMENTS OF THE CHARGE")[1].split("THE ARGUMENTS")[0]
+
+
+async def test_shuffled_leanings_give_each_adjudicator_its_own_order_with_undecided_last(tmp_path):
+    """The order control (issue 21) on the bench: with ``shuffle_labels`` each adjudicator reads
+    guilty and not guilty in its own seeded order, in the prompt and the schema, undecided last,
+    recorded in the run; off, every one reads guilty first."""
+    settings = kb_settings(tmp_path).with_params("samvad", {"shuffle_labels": True, "max_rounds": 1})
+    backend = ScriptedBackend()
+    record = await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, seed=11,
+                         backends={"scripted": backend}).run()
+    orders = {a: tuple(o["labels"]) for a, o in record.outputs["orders"].items()}
+    assert len(orders) == 5 and set(orders.values()) == {("guilty", "not guilty", "undecided"),
+                                                         ("not guilty", "guilty", "undecided")}
+    for call in backend.calls:
+        if call.agent in orders and not call.repairs:
+            first, second, last = orders[call.agent]
+            assert f'"leaning": exactly "{first}", "{second}" or "{last}".' in call.prompt
+            assert call.schema["properties"]["leaning"]["enum"] == [first, second, last]
+    plain, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), max_rounds=1)
+    assert "orders" not in plain.outputs
+    assert all('exactly "guilty", "not guilty" or "undecided"' in c.prompt for c in backend.calls
+               if c.agent.startswith("adjudicator"))

@@ -14,6 +14,24 @@ if TYPE_CHECKING:
     from ..court import Court
 
 
+def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int = 0) -> list[str]:
+    """The labels in the order ``agent`` reads them: as given, or (the procedure's
+    ``shuffle_labels``) in its own order fixed by the run's seed; the last ``fixed_tail`` labels
+    (an "undecided") stay last. The order control of issue 21, shared by every procedure whose
+    members vote."""
+    if not getattr(court.params, "shuffle_labels", False):
+        return list(labels)
+    head, tail = list(labels[:len(labels) - fixed_tail]), list(labels[len(labels) - fixed_tail:])
+    court.rng(agent, "labels").shuffle(head)
+    return head + tail
+
+
+def quoted_choices(labels: list[str]) -> str:
+    """"a", "b" or "c": the labels as a prompt lists them."""
+    quoted = [f'"{label}"' for label in labels]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
 def letter(n: int) -> str:
     """Member A, B, … Z, AA, AB: peers are named by letter, never by seat."""
     return ascii_uppercase[n] if n < 26 else ascii_uppercase[n // 26 - 1] + ascii_uppercase[n % 26]

@@ -258,3 +258,28 @@ async def test_compare_modes_with_one_judge_gives_the_same_decision_both_ways():
     arm = record.outcome.data["arms"]["court-sequential"]
     assert arm["label"] == record.outcome.label and arm["only"] == [] and arm["without"] == []
     assert [c.agent for c in record.calls if c.agent.startswith("judge")] == ["judge-1"]
+
+
+async def test_shuffled_labels_give_each_judge_its_own_order_in_prompt_and_schema():
+    """The order control (issue 21) on the bench of judges: with ``shuffle_labels`` each judge
+    reads the hearing's two labels in its own seeded order where it decides (the hearing's
+    order stays as the hearing said it), recorded in the run; off, the hearing's order."""
+    from courtroom_chat.backends.scripted import ScriptedBackend
+
+    backend = ScriptedBackend()
+    record = await Trial(case(), settings(judges=5, shuffle_labels=True), store=None, seed=5,
+                         backends={"scripted": backend}).run()
+    hearing = record.outputs["hearing"]
+    orders = {a: tuple(o["labels"]) for a, o in record.outputs["orders"].items()}
+    pair = (hearing["first"], hearing["second"])
+    assert len(orders) == 5 and set(orders.values()) == {pair, pair[::-1]}
+    for call in backend.calls:
+        if call.agent in orders and not call.repairs:
+            one, two = orders[call.agent]
+            assert f'- "label": "{one}" or "{two}";' in call.prompt and call.schema["properties"]["label"]["enum"] == [one, two]
+            assert f'narrowed the labels to two: "{pair[0]}" and "{pair[1]}"' in call.prompt
+    backend = ScriptedBackend()
+    plain = await Trial(case(), settings(judges=5), store=None, seed=5, backends={"scripted": backend}).run()
+    assert "orders" not in plain.outputs
+    first, second = plain.outputs["hearing"]["first"], plain.outputs["hearing"]["second"]
+    assert all(f'- "label": "{first}" or "{second}";' in c.prompt for c in backend.calls if c.role == "judge")

@@ -24,6 +24,7 @@ from ...config import ModelSpec
 from ...court import Agent, Court
 from ...evidence import EvidenceIndex
 from ...records import Confidence, Outcome
+from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
 from ..decision.rules import quote_problems
 from . import datasets
@@ -63,6 +64,8 @@ class Parameters(BaseModel):
     hearing_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Hearing temperature")
     sample_temperature: float = Field(0.8, ge=0.0, le=2.0, description="Temperature of the sampled hearings")
     counsel_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and attorney temperature")
+    shuffle_labels: bool = Field(False, description="Each judge reads the two labels in its own seeded order, in the "
+                                                    "prompt and the schema (off: the hearing's order)")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
 
     def judge_specs(self) -> list[str]:
@@ -77,6 +80,8 @@ def quoted(reply: dict[str, Any]) -> str:
 
 class ClassificationCourt(Procedure):
     name = "classification"
+    fixed_order = {"shuffle_labels": False}
+    shuffled_order = {"shuffle_labels": True}
     title = "Classification court"
     description = ("A hearing proposes the two likeliest labels; a prosecutor and an attorney, sides drawn at random, "
                    "argue them from the text with verified quotes; judges decide in parallel or in sequence.")
@@ -248,10 +253,14 @@ class ClassificationCourt(Procedure):
         ``court-sequential`` (or ``court-parallel``) method, read from the same record."""
         return (f"court-{self.other_mode(params)}",) if isinstance(params, Parameters) and params.compare_modes else ()
 
+    @staticmethod
+    def judge_agent_name(n: int, mode: str = "") -> str:
+        return f"judge-{n}-{mode}" if mode else f"judge-{n}"
+
     def judge_agent(self, court: Court, n: int, mode: str = "") -> Agent:
         """Judge ``n`` of the bench; with ``mode``, judge ``n`` of the other way's bench
         (``compare_modes``), who sits beside the verdict's."""
-        name, title = (f"judge-{n}-{mode}", f"Judge {n} · {mode}") if mode else (f"judge-{n}", f"Judge {n}")
+        name, title = self.judge_agent_name(n, mode), f"Judge {n} · {mode}" if mode else f"Judge {n}"
         agent = court.agent(name, "judge", title, "judgment", temperature=court.params.judge_temperature)
         specs = court.params.judge_specs()
         if specs:
@@ -264,8 +273,9 @@ class ClassificationCourt(Procedure):
                      cited: str, previous: dict[str, Any] | None, mode: str = "") -> str:
         p = court.params
         sequential = (mode or p.mode) == "sequential" and n > 1
+        one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, mode))
         return self.render(
-            "judge", first=first, second=second, number=n, judges=p.judges, precedents=f"\n{cited}" if cited else "",
+            "judge", first=first, second=second, one=one, two=two, number=n, judges=p.judges, precedents=f"\n{cited}" if cited else "",
             prosecutor_label=arguments["prosecutor"]["label"], prosecutor_argument=quoted(arguments["prosecutor"]),
             attorney_label=arguments["attorney"]["label"], attorney_argument=quoted(arguments["attorney"]),
             previous=self.render("previous", **previous) if sequential and previous else "",
@@ -285,12 +295,17 @@ class ClassificationCourt(Procedure):
         decisions: dict[int, dict[str, Any]] = {}
         other: dict[int, dict[str, Any]] = {}  # compare_modes: the other way's bench, judge 1 shared
         pair = [first, second]
+        if p.shuffle_labels:  # each judge's order of the two labels, for the record
+            names = [self.judge_agent_name(n) for n in range(1, p.judges + 1)]
+            if p.compare_modes:
+                names += [self.judge_agent_name(n, self.other_mode(p)) for n in range(2, p.judges + 1)]
+            court.keep("orders", {name: {"labels": deliberation.label_order(court, pair, name)} for name in names})
 
         async def sit(n: int, previous: dict[str, Any] | None, mode: str = "") -> None:
             """Judge ``n`` decides; with ``mode``, as judge ``n`` of the other way's bench."""
             agent = self.judge_agent(court, n, mode)
             grammar = agent.constrained
-            schema = refine_schema(JudgeReply, {"label": {"enum": pair},
+            schema = refine_schema(JudgeReply, {"label": {"enum": deliberation.label_order(court, pair, agent.name)},
                                                 "reasoning": {"pattern": word_pattern(8, 120, latin=court.latin)} if grammar else {}})
 
             def check(reply: JudgeReply) -> list[Problem]:

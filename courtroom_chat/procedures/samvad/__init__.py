@@ -79,6 +79,8 @@ class Parameters(BaseModel):
                                                       "(the bench is then hung if short of consensus)")
     show_tally: bool = Field(True, description="Show the bench the previous round's tally (off: only the peers' "
                                                "statements, anonymised)")
+    shuffle_labels: bool = Field(False, description="Each adjudicator reads guilty and not guilty in its own seeded "
+                                                    "order, in the prompt and the schema (undecided stays last)")
     min_words: int = Field(15, ge=0, le=200, description="Words a justification needs (to pass, and to count as "
                                                          "a meaningful statement)")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
@@ -96,6 +98,8 @@ def knowledge_base(settings: KBSettings) -> KnowledgeBase:
 
 class SamvadBench(Procedure):
     name = "samvad"
+    fixed_order = {"shuffle_labels": False}
+    shuffled_order = {"shuffle_labels": True}
     title = "Retrieval-grounded bench"
     description = ("A judge and two counsels cite statutes retrieved from a legal knowledge base, every citation "
                    "checked; a bench of adjudicators deliberates in rounds to consensus, or is hung.")
@@ -223,6 +227,9 @@ class SamvadBench(Procedure):
         b = bench_case(court.case)
         if court.params.retrieval:
             self.kb(court).provisions  # noqa: B018 - a missing or empty corpus fails here, in one line
+        if court.params.shuffle_labels:  # each adjudicator's order of the leanings, for the record
+            court.keep("orders", {f"adjudicator-{n}": {"labels": self.leanings(court, f"adjudicator-{n}")}
+                                  for n in range(1, court.params.adjudicators + 1)})
         instructions = await self.instruct(court, b)
         arguments = await self.argue(court, b, instructions)
         rounds, flow = await self.deliberate(court, b, instructions, arguments)
@@ -315,6 +322,7 @@ class SamvadBench(Procedure):
             mine = previous.get(me)
             own = present.statement_line(mine, 300) if mine else "(none: it failed)"
         return self.render("adjudicator", round=round_, rounds=p.max_rounds, seat=n, size=p.adjudicators,
+                           leanings=deliberation.quoted_choices(self.leanings(court, me)),
                            instructions=brief["instructions"], arguments=brief["arguments"], law=brief["law"],
                            elements="\n".join(f"{i}. {e}" for i, e in enumerate(brief["elements"], 1)),
                            previous=earlier, own=own, needed=needed(p.adjudicators, p.consensus),
@@ -368,11 +376,16 @@ class SamvadBench(Procedure):
         return rounds, flow
 
     @staticmethod
-    def statement_schema(elements: list[str], items: list[str]) -> dict[str, Any]:
+    def leanings(court: Court, agent: str) -> list[str]:
+        """The leanings in the order ``agent`` reads them (``shuffle_labels``; undecided last)."""
+        return deliberation.label_order(court, LEANINGS, agent, fixed_tail=1)
+
+    @staticmethod
+    def statement_schema(elements: list[str], items: list[str], leanings: list[str] = LEANINGS) -> dict[str, Any]:
         """The statement's schema for decoding: one finding per element, by number, naming only
         the case file's evidence items."""
         schema = refine_schema(StatementReply, {
-            "leaning": {"enum": LEANINGS}, "justification": {"maxLength": 1200},
+            "leaning": {"enum": list(leanings)}, "justification": {"maxLength": 1200},
             "findings": {"minItems": len(elements), "maxItems": len(elements)},
             "Finding.element": {"enum": list(range(1, len(elements) + 1))},
             "Finding.evidence": {"maxItems": 4, "items": {"enum": items}} if items else {"maxItems": 0},
@@ -397,7 +410,7 @@ class SamvadBench(Procedure):
                   "items": items, **({"before": own["leaning"], "majority": prior} if own else {})}
         try:
             answer = await court.ask(agent, prompt, StatementReply, inputs=inputs,
-                                     schema=self.statement_schema(elements, items),
+                                     schema=self.statement_schema(elements, items, self.leanings(court, agent.name)),
                                      check=lambda r: statement_problems(r, p.min_words, len(elements), items))
         except FAILED:
             return

@@ -174,10 +174,7 @@ class SupremeCourt(Procedure):
     @staticmethod
     def order(court: Court, standard: Standard, agent: str) -> list[str]:
         """The two verdicts in the order ``agent`` reads them (``shuffle_labels``: its own seeded order)."""
-        labels = list(standard.labels)
-        if court.params.shuffle_labels:
-            court.rng(agent, "labels").shuffle(labels)
-        return labels
+        return deliberation.label_order(court, standard.labels, agent)
 
     def choices(self, court: Court, standard: Standard, agent: str) -> dict[str, str]:
         first, second = self.order(court, standard, agent)
