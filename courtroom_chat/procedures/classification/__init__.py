@@ -275,7 +275,8 @@ class ClassificationCourt(Procedure):
         sequential = (mode or p.mode) == "sequential" and n > 1
         one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, mode))
         return self.render(
-            "judge", first=first, second=second, one=one, two=two, number=n, judges=p.judges, precedents=f"\n{cited}" if cited else "",
+            "judge", first=first, second=second, one=one, two=two, number=n, judges=p.judges,
+            precedents=f"\n{cited}" if cited else "",
             prosecutor_label=arguments["prosecutor"]["label"], prosecutor_argument=quoted(arguments["prosecutor"]),
             attorney_label=arguments["attorney"]["label"], attorney_argument=quoted(arguments["attorney"]),
             previous=self.render("previous", **previous) if sequential and previous else "",
