@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from . import measured
 from .backends import BackendPool
 from .backends.base import Backend, ModelRequest
 from .case import Case
@@ -267,6 +268,9 @@ class Court:
         outcome.warnings = [w.message for w in self.record.warnings]
         if self.record.flags:
             outcome.data["flags"] = len(self.record.flags)
+        record = measured.for_trial(self.record.procedure, self.record.models)
+        if record is not None:
+            outcome.data["measured"] = record
         self.record.outcome = outcome
         self.emit(OutcomeReached(outcome=outcome.model_dump(mode="json")))
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import measured
 from .cost import dollars
 from .events import (
     AgentFailed,
@@ -96,6 +97,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         lines.append(f"Mirror: {mirror['summary']}")
     if fragility:
         lines.append(f"Fragility: {fragility['summary']}")
+    known = data.get("measured")
+    if known:
+        lines.append(f"Measured on this model: {measured.summary(known)} (`{known['results']}`)")
     weak = []
     if cast > 1 and margin <= 1:  # one voter is no split
         weak.append("split vote")
@@ -105,6 +109,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("the answer did not survive turning the question around")
     if flags:
         weak.append("evidence that tried to give orders")
+    if known and measured.below_baseline(known):
+        weak.append("this court, on this model, followed clear evidence less often than one call")
     if len(weak) >= 2:
         sentence = f"{weak[0].capitalize()}, and {weak[1]}: treat it as a coin toss."
     elif weak:

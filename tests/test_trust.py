@@ -291,3 +291,48 @@ def test_a_streaming_reply_reads_as_fields_not_raw_json():
     text = partial_fields_markdown('{"motion": "merge", "exhibits": [{"source_quote": "CI passes", "harm": "x')
     assert text == "**Motion:** merge\n\n**Exhibits:**\n- *Source quote:* CI passes · *Harm:* x"
     assert partial_fields_markdown("thinking...") == "thinking..."
+
+
+def test_a_measured_record_is_shown_and_weakens_the_sentence_when_the_court_trailed_one_call():
+    from courtroom_chat import measured
+
+    entry = {"procedure": "supreme", "model": "local:m", "items": 8, "set": "clear cases", "date": "2026-11-27",
+             "court": 4, "single": 7, "majority": 7, "results": "bench/results/x"}
+    assert measured.summary(entry) == ("on 8 clear cases (2026-11-27) this court followed the evidence in 4; "
+                                       "one call in 7, a majority of five calls in 7")
+    assert measured.below_baseline(entry) and not measured.below_baseline({**entry, "court": 8})
+    assert not measured.below_baseline({**entry, "single": None, "majority": None})
+    outcome = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.8, "basis": "2 of 3 verified"}],
+               "data": {"votes": {"guilty": 9, "not guilty": 0}, "split": "9–0", "measured": entry}}
+    lines = how_sure(outcome)
+    assert "Measured on this model: on 8 clear cases (2026-11-27) this court followed the evidence in 4" in lines[-2]
+    assert lines[-1] == ("**This court, on this model, followed clear evidence less often than one call: treat it as "
+                         "weak, and read the evidence yourself.**")
+    fine = {**outcome, "data": {**outcome["data"], "measured": {**entry, "court": 8}}}
+    assert "Unanimous on verified evidence" in how_sure(fine)[-1]
+
+
+async def test_a_trial_on_a_measured_model_carries_its_record_and_one_on_another_model_does_not(monkeypatch):
+    from courtroom_chat import measured
+
+    entry = {"procedure": "decision", "model": "scripted", "items": 20, "set": "clear-cut decisions",
+             "date": "2026-11-26", "court": 20, "single": None, "majority": None, "results": "bench/results/y"}
+    monkeypatch.setattr(measured, "entries", lambda: (entry,))
+    record = await Trial(case(), SETTINGS, store=None, seed=3).run()
+    models = set(record.models.values())
+    assert models == {"scripted"}, models
+    assert record.outcome.data["measured"]["court"] == 20
+    assert any("Measured on this model: on 20 clear-cut decisions" in line for line in how_sure(record.outcome.model_dump()))
+    assert measured.for_trial("decision", {"juror": "scripted", "judge": "local:other"}) is None
+    assert measured.for_trial("supreme", {"juror": "scripted"}) is None
+
+
+def test_the_shipped_measured_records_name_committed_results():
+    from pathlib import Path
+
+    from courtroom_chat import measured
+
+    root = Path(__file__).resolve().parents[1]
+    for entry in measured.entries():
+        assert (root / entry["results"]).is_dir(), entry["results"]
+        assert 0 <= entry["court"] <= entry["items"]

@@ -1,0 +1,44 @@
+"""What was measured about a procedure on a model, for the "How sure" block of every verdict.
+
+``measured.json`` holds, per procedure and model, how the court did on a set of clear cases
+(the evidence plainly one way) against one plain call and a majority vote, with the date and
+where the results are committed. A trial whose every role ran on that model carries the entry
+in its outcome (``data["measured"]``), so every front end can say how far this court, on this
+model, followed clear evidence when it was measured, and claim no more. Update an entry only
+from a committed ``courtroom eval`` or evidence-following result."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def entries() -> tuple[dict[str, Any], ...]:
+    text = resources.files("courtroom_chat").joinpath("measured.json").read_text(encoding="utf-8")
+    return tuple(json.loads(text)["entries"])
+
+
+def for_trial(procedure: str, models: dict[str, str]) -> dict[str, Any] | None:
+    """The entry for ``procedure`` when every role ran on the one model it was measured on."""
+    used = set(models.values())
+    if len(used) != 1:
+        return None
+    (model,) = used
+    return next((dict(e) for e in entries() if e["procedure"] == procedure and e["model"] == model), None)
+
+
+def summary(entry: dict[str, Any]) -> str:
+    """One line: "on 8 clear cases (2026-11-27) this court followed the evidence in 4; one call in 7, a majority of five in 7"."""
+    items = entry["items"]
+    parts = [f"on {items} {entry['set']} ({entry['date']}) this court followed the evidence in {entry['court']}"]
+    others = [f"{name} in {entry[key]}" for key, name in (("single", "one call"), ("majority", "a majority of five calls"))
+              if entry.get(key) is not None]
+    return parts[0] + (f"; {', '.join(others)}" if others else "")
+
+
+def below_baseline(entry: dict[str, Any]) -> bool:
+    """Whether the court was measured below one call or a majority vote on the same cases."""
+    return any(entry.get(key) is not None and entry["court"] < entry[key] for key in ("single", "majority"))
