@@ -42,7 +42,7 @@ def prompts(backend: ScriptedBackend, role: str, marker: str = "") -> dict[str, 
 
 
 def opinion(verdict: str, confidence: float = 0.7, **extra) -> dict:
-    return {"facts_for": [f"A witness testified to a fact that supports {verdict}."], "facts_against": [],
+    return {"key_facts": [f"A witness testified to a fact that supports {verdict}."],
             "evidence_analysis": f"The testimony, weighed for and against, supports a verdict of {verdict} on this record.",
             "verdict": verdict, "confidence": confidence, **extra}
 
@@ -489,36 +489,37 @@ async def test_every_reply_writes_its_verdict_after_its_reasons_in_the_order_its
 
 
 @pytest.mark.parametrize(("case", "yes", "no"), [("burglary", "guilty", "not guilty"), ("negligence", "liable", "not liable")])
-async def test_justices_and_jurors_list_the_facts_for_each_verdict_before_weighing_them(case, yes, no):
-    """Asked for the facts its verdict "rests on", the 1.5B listed an alibi (boarding records, a
-    flight attendant's report) and called it proof of the charge, 9-0 guilty: each opinion and
-    each juror now lists the facts pointing to each verdict, named by its label, before the
-    analysis, and the conference reads both lists."""
-    script = {f"justice-{n}": [opinion(yes, facts_for=["The clerk saw the defendant at the till."],
-                                       facts_against=["The defendant was on a flight at the time."]), held(yes)]
+async def test_jurors_list_the_facts_for_each_verdict_and_justices_one_list_of_key_facts(case, yes, no):
+    """Each juror lists the facts pointing to each verdict, named by its label, before weighing
+    them. Justices keep one list of key facts: given the two lists (293a7bf), 276 of the 1.5B's
+    431 items were a witness's heading ("WITNESS 1: Joan Pruitt, neighbour, called by the
+    prosecution."), against none of 433 with one list, and no verdict followed the evidence
+    better (bench/results/supreme-clear-1.5b-2026-11-27-after/)."""
+    script = {f"justice-{n}": [opinion(yes, key_facts=["The clerk saw the defendant at the till.",
+                                                       "The defendant was on a flight at the time."]), held(yes)]
               for n in range(1, 10)}
     record, backend = await trial(case, script=script)
-    for role in ("justice", "juror"):
-        for prompt in prompts(backend, role).values():
-            assert '"facts_for": the facts' in prompt and f'point to "{yes}"' in prompt
-            assert f'point to "{no}"' in prompt
+    for prompt in prompts(backend, "juror").values():
+        assert '"facts_for": the facts' in prompt and f'point to "{yes}"' in prompt and f'point to "{no}"' in prompt
+    for call in backend.calls:
+        if call.role == "justice":
+            assert '"key_facts"' in call.prompt and "facts_for" not in call.prompt
+            assert "key_facts" in call.schema["properties"] and "facts_for" not in call.schema["properties"]
     for prompt in prompts(backend, "justice", "ROUND 2").values():
-        assert "Facts for: The clerk saw the defendant at the till. Facts against: The defendant was on a flight at the time." in prompt
-    opinion_md = record.outputs["justice-1@1"]
-    assert opinion_md["facts_against"] == ["The defendant was on a flight at the time."]
+        assert "Key facts: The clerk saw the defendant at the till; The defendant was on a flight at the time." in prompt
     court = record.outputs["verdict"]["opinion_of_the_court"]
-    assert court["facts_for"] == [f"A witness testified to a fact that supports {yes}."] and court["facts_against"] == []
+    assert court["key_facts"] == [f"A witness testified to a fact that supports {yes}."]
 
 
-async def test_an_opinion_that_lists_no_fact_either_way_is_asked_again():
-    empty = opinion("guilty", facts_for=[], facts_against=[])
+async def test_an_opinion_that_lists_no_key_fact_is_asked_again():
+    empty = opinion("guilty", key_facts=[])
     _, backend = await trial(script={"justice-1": [empty, opinion("guilty")]}, rounds=1)
     calls = [c for c in backend.calls if c.agent == "justice-1"]
-    assert len(calls) == 2 and 'point to "guilty" and those that point to "not guilty"' in calls[1].repairs[0][1]
+    assert len(calls) == 2 and "list the key facts" in calls[1].repairs[0][1]
 
 
-def test_a_record_from_before_the_two_lists_still_reads():
-    """Replaying a trial recorded with one list of key facts (and a juror's facts in a sentence)."""
+def test_opinions_and_a_juror_recorded_before_the_jurors_two_lists_still_read():
+    """Replaying a trial: an opinion's key facts, and a juror's facts in one sentence (before 293a7bf)."""
     from courtroom_chat.procedures.supreme import present
 
     old = {"verdict": "guilty", "confidence": 0.8, "key_facts": ["The video shows the defendant."],
@@ -571,7 +572,7 @@ async def test_an_opinion_that_concludes_in_plain_words_is_not_sent_back_as_a_le
     said = opinion("guilty", evidence_analysis="The video and the signed statement outweigh the defense's points, and the "
                    "burden of proof is met. Read as a whole, the overall pattern of the evidence points to guilt; "
                    "the prosecution proved its case beyond a reasonable doubt.",
-                   facts_against=["No receipt was produced, which does not cast doubt on the charge."])
+                   key_facts=["No receipt was produced, which does not cast doubt on the charge."])
     held_said = said | {"changed": False, "why": "Nothing in the other opinions changes the record."}
     record, backend = await trial(script={f"justice-{n}": [said, held_said] for n in range(1, 10)})
     assert not [w for w in record.warnings if w.rule == "prompt_leak"]

@@ -208,8 +208,7 @@ class SupremeCourt(Procedure):
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def opinion_schema(self, order: list[str], wire: type[BaseModel]) -> dict[str, Any]:
-        return refine_schema(wire, {"verdict": {"enum": order}, "facts_for": {"maxItems": 5},
-                                    "facts_against": {"maxItems": 5},
+        return refine_schema(wire, {"verdict": {"enum": order}, "key_facts": {"minItems": 1, "maxItems": 6},
                                     "evidence_analysis": {"maxLength": 1200},
                                     "confidence": {"minimum": 0, "maximum": 1}})
 
@@ -459,8 +458,7 @@ class SupremeCourt(Procedure):
             "bench": {"split": f"{split} ({decision} / {standard.no if decision == standard.yes else standard.yes})",
                       "votes": {label: counts[label] for label in standard.labels}, "seated": court.params.justices},
             "opinion_of_the_court": {"author": title(author), "analysis": final[author]["evidence_analysis"],
-                                     "standard": final[author]["standard"], "facts_for": final[author]["facts_for"],
-                                     "facts_against": final[author]["facts_against"]},
+                                     "standard": final[author]["standard"], "key_facts": final[author]["key_facts"]},
             "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]}
                          for k in seats if votes[k] != decision],
             "conformity": conf, "confidence_changes": changes,
@@ -492,8 +490,8 @@ class SupremeCourt(Procedure):
     async def plan(self, court: Court) -> None:
         standard = STANDARDS[transcript.case_type(court.case, court.params.default_type)[0]]
         p = court.params
-        placeholder = {"verdict": "[verdict]", "confidence": 0.0, "facts_for": ["[facts for]"],
-                       "facts_against": ["[facts against]"], "evidence_analysis": "[the analysis of round 1]"}
+        placeholder = {"verdict": "[verdict]", "confidence": 0.0, "key_facts": ["[key facts]"],
+                       "evidence_analysis": "[the analysis of round 1]"}
         previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
         for n in range(1, p.justices + 1):
             court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n), OpinionReply)

@@ -29,8 +29,7 @@ def _opinion(request: ModelRequest, yes: bool) -> dict[str, Any]:
     verdict = i["yes"] if yes else i["no"]
     side = "meets" if yes else "does not meet"
     return {
-        "facts_for": [f"The transcript records: {f}" for f in facts[:2 if yes else 1]],
-        "facts_against": [f"The transcript records: {f}" for f in facts[2 if yes else 1:3]],
+        "key_facts": [f"The transcript records: {f}" for f in facts[:3]],
         "evidence_analysis": (f"Read as a {i['philosophy'].split(':')[0]} would, the testimony {side} the burden. "
                               f"The strongest point is the first fact listed; the weakest is how much of the rest rests "
                               f"on inference rather than direct observation. Cross-examination left "

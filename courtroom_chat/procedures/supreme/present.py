@@ -12,8 +12,9 @@ from ..deliberation import letter  # noqa: F401 - peers are named by letter, nev
 
 
 def facts_markdown(o: dict[str, Any]) -> list[str]:
-    """The facts an opinion or a juror listed: for and against, or (a record from before the two
-    lists) its key facts, or the juror's facts in a sentence."""
+    """The facts an opinion or a juror listed: a juror's for and against, an opinion's key facts
+    (or, from 293a7bf to the next commit, its for and against), a juror's facts in one sentence
+    in a record from before."""
     if "facts_for" in o or "facts_against" in o:
         return ["**Facts for:**", *([f"- {f}" for f in o.get("facts_for", [])] or ["- none listed"]), "",
                 "**Facts against:**", *([f"- {f}" for f in o.get("facts_against", [])] or ["- none listed"])]

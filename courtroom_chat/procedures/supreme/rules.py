@@ -47,9 +47,8 @@ def verdict_problem(verdict: str, standard: Standard) -> list[Problem]:
 
 def opinion_problems(reply: OpinionReply, standard: Standard, min_words: int) -> list[Problem]:
     problems = verdict_problem(reply.verdict, standard)
-    if not [f for f in reply.facts_for + reply.facts_against if f.strip()]:
-        problems.append(Problem("facts", f'list the facts in the transcript that point to "{standard.yes}" and '
-                                         f'those that point to "{standard.no}"'))
+    if not [f for f in reply.key_facts if f.strip()]:
+        problems.append(Problem("key_facts", "list the key facts from the transcript that decide the case"))
     if words(reply.evidence_analysis) < min_words:
         problems.append(Problem("analysis", f"the evidence analysis has {words(reply.evidence_analysis)} words; "
                                             f"weigh the evidence for and against in at least {min_words}"))

@@ -26,17 +26,16 @@ class _Verdict(BaseModel):
 
 
 class OpinionReply(_Verdict):
-    """A justice's opinion in round 1. The facts come in two lists, one for each verdict, before
-    the analysis weighs them: asked for the facts its verdict "rests on", the 1.5B listed an alibi
-    (boarding records, a flight attendant's report) and called it proof of the charge. The
-    standard applied is the case type's, recorded beside the reply: asked to state it just
-    before the verdict, justices copied the burden instruction ("The verdict is 'guilty' only
-    if…") and wrote "guilty" next, against their own analysis ("the lack of accelerant strongly
-    suggests the fire was not caused by arson")."""
+    """A justice's opinion in round 1. The standard applied is the case type's, recorded beside
+    the reply: asked to state it just before the verdict, justices copied the burden
+    instruction ("The verdict is 'guilty' only if…") and wrote "guilty" next, against their own
+    analysis ("the lack of accelerant strongly suggests the fire was not caused by arson").
+    The key facts are one list: split into facts for and against (293a7bf), 276 of 431 of the
+    1.5B's items were a witness's heading ("WITNESS 1: Joan Pruitt, neighbour, called by the
+    prosecution.") where one list had none of 433, and no verdict followed the evidence better."""
 
-    facts_for: list[str] = Field(default_factory=list)  # facts pointing to the yes verdict (guilty / liable)
-    facts_against: list[str] = Field(default_factory=list)  # facts pointing to the no verdict, or leaving a doubt
-    evidence_analysis: str = ""  # ends on whether the burden of proof is met
+    key_facts: list[str] = Field(default_factory=list)
+    evidence_analysis: str = ""  # ends on whether the party with the burden proved its case
     verdict: str
     confidence: Fraction = 0.5
 
