@@ -36,7 +36,8 @@ def summary(entry: dict[str, Any]) -> str:
     parts = [f"on {items} {entry['set']} ({entry['date']}) this court followed the evidence in {entry['court']}"]
     others = [f"{name} in {entry[key]}" for key, name in (("single", "one call"), ("majority", "a majority of five calls"))
               if entry.get(key) is not None]
-    return parts[0] + (f"; {', '.join(others)}" if others else "")
+    line = parts[0] + (f"; {', '.join(others)}" if others else "")
+    return line + (f" (earlier, {entry['earlier']})" if entry.get("earlier") else "")
 
 
 def below_baseline(entry: dict[str, Any]) -> bool:

@@ -533,7 +533,8 @@ def test_opinions_and_a_juror_recorded_before_the_jurors_two_lists_still_read():
 async def test_shuffled_labels_give_each_agent_its_own_seeded_order_in_prompt_and_schema():
     """The order control (issue 21): with ``shuffle_labels`` each justice, juror and the clerk
     read the two verdicts in their own seeded order, the schema's in the same order, recorded
-    in the run; the same seed gives the same orders, and off every agent reads guilty first."""
+    in the run; the same seed gives the same orders, and off every agent reads guilty first.
+    On by default: in one order the 1.5B's bench said Yes to every clear case, 9-0."""
     record, backend = await trial(shuffle_labels=True, seed=7)
     orders = record.outputs["orders"]
     assert len(orders) == 9 + 12 + 1 and {tuple(o["labels"]) for o in orders.values()} == {
@@ -546,9 +547,11 @@ async def test_shuffled_labels_give_each_agent_its_own_seeded_order_in_prompt_an
     again, _ = await trial(shuffle_labels=True, seed=7)
     other, _ = await trial(shuffle_labels=True, seed=8)
     assert again.outputs["orders"] == orders != other.outputs["orders"]
-    plain, backend = await trial()
+    plain, backend = await trial(shuffle_labels=False)
     assert "orders" not in plain.outputs
     assert all('exactly "guilty" or "not guilty"' in c.prompt for c in backend.calls if c.role in ("justice", "juror"))
+    default, _ = await trial(seed=7)  # on by default since the clear cases (bench/results/supreme-order-control-*)
+    assert default.outputs["orders"] == orders
 
 
 async def test_the_standard_applied_is_the_case_types_and_no_justice_restates_it_before_its_verdict():

@@ -115,14 +115,16 @@ def test_each_court_trial_is_seeded_by_its_item_so_its_draws_repeat(fixtures, ru
         assert RunStore(runs_dir / "again").load(row["run_id"]).outputs["orders"] == first[row["item"]]
 
 
-def test_the_supreme_courts_order_control_runs_it_again_with_shuffled_verdicts(runs_dir):
+def test_the_supreme_courts_order_control_runs_it_again_with_the_verdicts_in_one_order(runs_dir):
     from pathlib import Path
 
     clear = Path(__file__).parents[2] / "bench" / "supreme" / "clear.jsonl"
     ev = evaluate(str(clear), procedure="supreme", baselines=["single"], backend="scripted", limit=1, order_control=True)
     summary = json.loads((ev.folder / "summary.json").read_text())
-    assert summary["methods"] == ["court", "court-shuffled-order", "single"]
-    shuffled = next(r for r in summary["rows"] if r["method"] == "court-shuffled-order")
-    record = RunStore(runs_dir).load(shuffled["run_id"])
-    assert record.settings["procedures"]["supreme"]["shuffle_labels"] is True
-    assert len({tuple(o["labels"]) for o in record.outputs["orders"].values()}) == 2
+    assert summary["methods"] == ["court", "court-fixed-order", "single"]
+    store = RunStore(runs_dir)
+    court = store.load(next(r for r in summary["rows"] if r["method"] == "court")["run_id"])
+    fixed = store.load(next(r for r in summary["rows"] if r["method"] == "court-fixed-order")["run_id"])
+    assert court.settings["procedures"]["supreme"]["shuffle_labels"] is True
+    assert len({tuple(o["labels"]) for o in court.outputs["orders"].values()}) == 2
+    assert fixed.settings["procedures"]["supreme"]["shuffle_labels"] is False and "orders" not in fixed.outputs

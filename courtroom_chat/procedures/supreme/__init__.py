@@ -68,9 +68,10 @@ class Parameters(BaseModel):
                                                                     "the justice's own among them, in one seeded order "
                                                                     "every justice reads (shared: a local model reads "
                                                                     "them once, not once per justice)")
-    shuffle_labels: bool = Field(False, description="Each justice, juror and the clerk see the two verdicts in their "
-                                                    "own seeded order, in the prompt and the schema (off: the case "
-                                                    "type's order, guilty / liable first)")
+    shuffle_labels: bool = Field(True, description="Each justice, juror and the clerk see the two verdicts in their "
+                                                   "own seeded order, in the prompt and the schema (off: the case "
+                                                   "type's order, guilty / liable first; on the 1.5B that court said "
+                                                   "Yes to every clear case, 9-0)")
     jurors: int = Field(12, ge=1, le=25, description="Jurors seated")
     criminal_rule: Literal["unanimous", "majority"] = Field("unanimous", description="Criminal jury: unanimity (else "
                                                                                      "hung) or a simple majority")
