@@ -31,12 +31,11 @@ def for_trial(procedure: str, models: dict[str, str]) -> dict[str, Any] | None:
 
 
 def summary(entry: dict[str, Any]) -> str:
-    """One line: "on 8 clear cases (2026-11-27) this court followed the evidence in 4; one call in 7, a majority of five in 7"."""
-    items = entry["items"]
-    parts = [f"on {items} {entry['set']} ({entry['date']}) this court followed the evidence in {entry['court']}"]
+    """One line: "on 8 clear cases (2026-11-27) this court followed the evidence in 4; one call in 7, a majority of five calls in 7"."""
+    line = f"on {entry['items']} {entry['set']} ({entry['date']}) this court followed the evidence in {entry['court']}"
     others = [f"{name} in {entry[key]}" for key, name in (("single", "one call"), ("majority", "a majority of five calls"))
               if entry.get(key) is not None]
-    line = parts[0] + (f"; {', '.join(others)}" if others else "")
+    line += f"; {', '.join(others)}" if others else ""
     return line + (f" (earlier, {entry['earlier']})" if entry.get("earlier") else "")
 
 

@@ -18,11 +18,12 @@ def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int 
     """The labels in the order ``agent`` reads them: as given, or (the procedure's
     ``shuffle_labels``) in its own order fixed by the run's seed; the last ``fixed_tail`` labels
     (an "undecided") stay last. The order control of issue 21, shared by every procedure whose
-    members vote."""
+    members vote. Each order is kept in the run's ``orders`` output as it is first given."""
     if not getattr(court.params, "shuffle_labels", False):
         return list(labels)
     head, tail = list(labels[:len(labels) - fixed_tail]), list(labels[len(labels) - fixed_tail:])
     court.rng(agent, "labels").shuffle(head)
+    court.record.outputs.setdefault("orders", {}).setdefault(agent, {"labels": head + tail})
     return head + tail
 
 

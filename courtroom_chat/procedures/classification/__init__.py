@@ -296,11 +296,6 @@ class ClassificationCourt(Procedure):
         decisions: dict[int, dict[str, Any]] = {}
         other: dict[int, dict[str, Any]] = {}  # compare_modes: the other way's bench, judge 1 shared
         pair = [first, second]
-        if p.shuffle_labels:  # each judge's order of the two labels, for the record
-            names = [self.judge_agent_name(n) for n in range(1, p.judges + 1)]
-            if p.compare_modes:
-                names += [self.judge_agent_name(n, self.other_mode(p)) for n in range(2, p.judges + 1)]
-            court.keep("orders", {name: {"labels": deliberation.label_order(court, pair, name)} for name in names})
 
         async def sit(n: int, previous: dict[str, Any] | None, mode: str = "") -> None:
             """Judge ``n`` decides; with ``mode``, as judge ``n`` of the other way's bench."""

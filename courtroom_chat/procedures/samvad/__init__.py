@@ -227,9 +227,6 @@ class SamvadBench(Procedure):
         b = bench_case(court.case)
         if court.params.retrieval:
             self.kb(court).provisions  # noqa: B018 - a missing or empty corpus fails here, in one line
-        if court.params.shuffle_labels:  # each adjudicator's order of the leanings, for the record
-            court.keep("orders", {f"adjudicator-{n}": {"labels": self.leanings(court, f"adjudicator-{n}")}
-                                  for n in range(1, court.params.adjudicators + 1)})
         instructions = await self.instruct(court, b)
         arguments = await self.argue(court, b, instructions)
         rounds, flow = await self.deliberate(court, b, instructions, arguments)

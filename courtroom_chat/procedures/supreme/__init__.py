@@ -158,11 +158,6 @@ class SupremeCourt(Procedure):
 
     async def run(self, court: Court) -> None:
         standard = self.standard(court)
-        if court.params.shuffle_labels:  # each agent's order of the two verdicts, for the record
-            p = court.params
-            agents = ([f"justice-{n}" for n in range(1, p.justices + 1)] + [f"juror-{n}" for n in range(1, p.jurors + 1)]
-                      + ["clerk-reasoning"])
-            court.keep("orders", {a: {"labels": self.order(court, standard, a)} for a in agents})
         rounds, flow = await self.bench(court, standard)
         jury = await self.deliberate(court, standard)
         trace = await self.why(court, standard)

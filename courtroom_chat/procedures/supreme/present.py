@@ -33,13 +33,10 @@ def opinion_markdown(o: dict[str, Any]) -> str:
 
 
 def facts_said(o: dict[str, Any]) -> str:
-    """An opinion's facts in one line for the conference digest: up to two each way."""
-    def some(facts: list[str]) -> str:
-        return "; ".join(shorten(f, 120).rstrip(".") for f in facts[:2]) or "none listed"
-
-    if "facts_for" in o or "facts_against" in o:
-        return f"Facts for: {some(o.get('facts_for', []))}. Facts against: {some(o.get('facts_against', []))}."
-    return f"Key facts: {some(o.get('key_facts', []))}."
+    """An opinion's key facts in one line for the conference digest: the first two. (The digest
+    reads only the trial's own opinions, so it never meets a record of another shape.)"""
+    facts = "; ".join(shorten(f, 120).rstrip(".") for f in o.get("key_facts", [])[:2]) or "none listed"
+    return f"Key facts: {facts}."
 
 
 WITHHELD = "[outlook withheld]"
