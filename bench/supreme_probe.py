@@ -6,7 +6,11 @@ baselines make (figures only; each variant differs from "court" in one thing):
 - ``yesno``: the same, the verdict asked as "yes" / "no" to the question above;
 - ``no-burden``: the same without the burden-of-proof paragraph;
 - ``no-first``: the same with the two verdicts listed no first (not guilty / not liable);
-- ``plain``: the plain call of the single-call baseline (its own system prompt and fields).
+- ``plain``: the plain call of the single-call baseline (its own system prompt and fields);
+- ``justice``: a justice's round-1 opinion as the court asks it (seats 1, 5 and 9 in turn, the two
+  verdicts in one order and then the other), and beside it ``reread``: a second call that reads only
+  that opinion's analysis and says which verdict it supports (does the 1.5B's analysis follow the
+  evidence where its verdict does not?).
 
     python bench/supreme_probe.py bench/supreme/clear.jsonl --items nandakumar-burglary whitlock-theft \
         --backend local:qwen2.5-coder-1.5b
@@ -36,7 +40,51 @@ from courtroom_chat.procedures.supreme.transcript import case_type  # noqa: E402
 from courtroom_chat.procedures.supreme.wire import JurorReply  # noqa: E402
 from courtroom_chat.replies import refine_schema  # noqa: E402
 
-VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain")
+VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain", "justice")
+REREAD_SYSTEM = ("You read one justice's written analysis of a case and say which verdict that analysis supports. "
+                 "Reply with one JSON object with the requested fields, nothing else.")
+REREAD = """QUESTION BEFORE THE COURT: {question}
+
+{burden}
+
+THE JUSTICE'S ANALYSIS:
+<<<
+{analysis}
+>>>
+
+Which verdict does this analysis support? Go by what it says the evidence shows, not by which words it uses. Reply with JSON with these fields, in this order:
+- "finding": one sentence: what the analysis finds the evidence shows;
+- "verdict": exactly "{first}" or "{second}"."""
+
+
+def justice_request(case, procedure, temperature: float, k: int) -> tuple[ModelRequest, dict[str, str], list[str]]:
+    """Justice seat 1, 5 or 9 (by ``k``), round 1, the verdicts in one order (even ``k``) or the other."""
+    from courtroom_chat.procedures.supreme import Parameters
+    from courtroom_chat.procedures.supreme.wire import OpinionReply
+    standard = STANDARDS[case_type(case, "civil")[0]]
+    params = Parameters()
+    seat = (1, 5, 9)[k % 3]
+    order = [standard.yes, standard.no] if k % 2 == 0 else [standard.no, standard.yes]
+    prompt = procedure.render("justice", burden=procedure.burden(standard), yes=standard.yes, no=standard.no,
+                              first=order[0], second=order[1], party=standard.party,
+                              claim="charge" if standard.type == "criminal" else "claim", seat=seat,
+                              size=params.justices, philosophy=procedure.philosophy(params.seat(seat)[0])).lstrip()
+    schema = procedure.opinion_schema(order, OpinionReply)
+    return (ModelRequest(agent="probe", role="justice", system=procedure.system_prompt(case),
+                         prefix=procedure.case_block(case), prompt=prompt, schema=schema, schema_name="OpinionReply",
+                         temperature=temperature, max_tokens=700),
+            {standard.yes: "yes", standard.no: "no"}, order)
+
+
+def reread_request(case, procedure, analysis: str, order: list[str]) -> ModelRequest:
+    standard = STANDARDS[case_type(case, "civil")[0]]
+    schema = {"type": "object", "properties": {"finding": {"type": "string", "maxLength": 400},
+                                               "verdict": {"type": "string", "enum": order}},
+              "required": ["finding", "verdict"], "additionalProperties": False}
+    return ModelRequest(agent="reread", role="justice", system=REREAD_SYSTEM, prefix="",
+                        prompt=REREAD.format(question=case.question, burden=procedure.burden(standard).strip(),
+                                             analysis=analysis, first=order[0], second=order[1]),
+                        schema=schema, schema_name="RereadReply", temperature=0.1, max_tokens=200)
 
 
 def request(variant: str, case, procedure, temperature: float) -> tuple[ModelRequest, dict[str, str]]:
@@ -84,8 +132,11 @@ async def main() -> None:
         for item in items:
             case = procedure.prepare(item.case)
             for variant in args.variants:
-                for t in args.temperatures:
-                    req, mapping = request(variant, case, procedure, t)
+                for k, t in enumerate(args.temperatures * (2 if variant == "justice" else 1)):
+                    if variant == "justice":
+                        req, mapping, order = justice_request(case, procedure, t, k)
+                    else:
+                        req, mapping = request(variant, case, procedure, t)
                     started = time.perf_counter()
                     reply = await backend.complete(req)
                     try:
@@ -97,7 +148,17 @@ async def main() -> None:
                     tally[(variant, item.gold, answer)] += 1
                     line = {"item": item.id, "gold": item.gold, "variant": variant, "temperature": t, "said": said,
                             "answer": answer, "seconds": round(time.perf_counter() - started, 1), "reply": data}
-                    print(json.dumps({k: v for k, v in line.items() if k != "reply"}), flush=True)
+                    if variant == "justice":
+                        line["order"] = order
+                        reread = await backend.complete(reread_request(case, procedure, data.get("evidence_analysis", ""), order))
+                        try:
+                            again = json.loads(reread.text)
+                        except ValueError:
+                            again = {}
+                        line["reread"] = mapping.get(again.get("verdict")) if isinstance(again.get("verdict"), str) else None
+                        line["reread_reply"] = again
+                        tally[("reread", item.gold, line["reread"])] += 1
+                    print(json.dumps({k: v for k, v in line.items() if k not in ("reply", "reread_reply")}), flush=True)
                     if out:
                         out.write(json.dumps(line, ensure_ascii=False) + "\n")
     finally:
@@ -105,7 +166,7 @@ async def main() -> None:
             out.close()
         await pool.aclose()
     print("\nvariant      gold  follows evidence")
-    for variant in args.variants:
+    for variant in [*args.variants, *(["reread"] if "justice" in args.variants else [])]:
         for gold in ("yes", "no"):
             n = sum(v for (va, g, _), v in tally.items() if va == variant and g == gold)
             right = tally[(variant, gold, gold)]

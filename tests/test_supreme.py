@@ -607,3 +607,48 @@ def test_the_probe_variants_each_differ_from_the_court_juror_in_one_thing():
     assert "REASONABLE DOUBT" not in made["no-burden"][0].prompt and made["no-burden"][0].system == court.system
     assert made["plain"][0].system == plain.SYSTEM and made["plain"][0].prefix == court.prefix
     assert made["court"][1] == {"guilty": "yes", "not guilty": "no"}
+
+
+async def test_a_justices_vote_can_be_read_from_its_own_analysis():
+    """``verdict_from = "analysis"``: on the 1.5B justices wrote analyses that followed the
+    evidence and a verdict next that did not ("the video shows no fall, the log shows no spill"
+    → liable). A second short call reads the analysis alone (no transcript, no philosophy), in
+    the justice's own order of the verdicts, and its answer is the vote; the written verdict is
+    kept, and where the two differ the opinion and the verdict document say so."""
+    doubt = opinion("guilty", evidence_analysis="The airline's records put the defendant on a flight at the hour of the "
+                    "burglary, so the identification cannot be right and the prosecution did not prove its case.")
+    read = {"finding": "The analysis finds the defendant was elsewhere.", "verdict": "not guilty"}
+    final = doubt | {"changed": False, "why": "Nothing in the other opinions changes the record."}
+    script = {"justice-1": [doubt, read, final, read]}
+    record, backend = await trial(script=script, seed=3, verdict_from="analysis")
+    first, second = record.outputs["justice-1@1"], record.outputs["justice-1@2"]
+    assert first["verdict"] == "not guilty" and first["written_verdict"] == "guilty" and first["reading"] == read["finding"]
+    assert second["verdict"] == "not guilty" and second["changed"] is False  # what it did: held not guilty
+    rereads = [c for c in backend.calls if c.role == "justice" and c.schema_name == "RereadReply"]
+    assert len(rereads) == 18 and len(backend.calls) == 18 + 18 + 12 + 2
+    mine = [c for c in rereads if c.agent == "justice-1"]
+    assert mine[0].prefix == "" and "airline's records" in mine[0].prompt and "Lena Brandt" not in mine[0].prompt
+    assert "philosophy" not in mine[0].prompt and mine[0].temperature == 0.0
+    order = record.outputs["orders"]["justice-1"]["labels"]
+    assert all(c.schema["properties"]["verdict"]["enum"] == order for c in mine)
+    assert f'exactly "{order[0]}" or "{order[1]}"' in mine[0].prompt
+    from courtroom_chat.procedures.supreme import present
+    assert 'the opinion wrote "guilty", which its analysis does not support' in present.opinion_markdown(first)
+    readings = record.outputs["verdict"]["readings"]
+    assert readings["read"] == 18 and readings["differed"] == [
+        "Justice 1 (strict constructionist), round 1: wrote guilty, analysis supports not guilty",
+        "Justice 1 (strict constructionist), round 2: wrote guilty, analysis supports not guilty"]
+    assert "Votes read from the analyses: 18 opinions; in 2 the written verdict" in record.outcome.markdown.replace("**", "")
+
+
+async def test_a_reading_that_fails_leaves_the_written_verdict_with_a_warning():
+    bad = {"finding": "Unclear.", "verdict": "maybe"}
+    record, _ = await trial(script={"justice-2": [opinion("guilty"), bad, bad]}, verdict_from="analysis")
+    assert record.outputs["justice-2@1"]["verdict"] == "guilty" and "written_verdict" not in record.outputs["justice-2@1"]
+    assert [w for w in record.warnings if w.rule == "reread" and w.agent == "justice-2"]
+
+
+async def test_by_default_the_vote_is_the_written_verdict_and_nothing_is_read_back():
+    record, backend = await trial()
+    assert not [c for c in backend.calls if c.schema_name == "RereadReply"]
+    assert "written_verdict" not in record.outputs["justice-1@1"] and "readings" not in record.outputs["verdict"]

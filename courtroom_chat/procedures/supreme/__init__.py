@@ -43,8 +43,9 @@ from .rules import (
     majority,
     opinion_problems,
     reasoning_problems,
+    verdict_problem,
 )
-from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
+from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply, RereadReply
 
 FAILED = (BackendError, RoleOutputError)
 
@@ -72,6 +73,10 @@ class Parameters(BaseModel):
                                                    "own seeded order, in the prompt and the schema (off: the case "
                                                    "type's order, guilty / liable first; on the 1.5B that court said "
                                                    "Yes to every clear case, 9-0)")
+    verdict_from: Literal["opinion", "analysis"] = Field(
+        "opinion", description="A justice's vote: the verdict its opinion writes (opinion), or the one its analysis "
+                               "supports, read back from the analysis alone by a second short call (analysis; both are "
+                               "recorded, and where they differ the opinion says so)")
     jurors: int = Field(12, ge=1, le=25, description="Jurors seated")
     criminal_rule: Literal["unanimous", "majority"] = Field("unanimous", description="Criminal jury: unanimity (else "
                                                                                      "hung) or a simple majority")
@@ -268,6 +273,8 @@ class SupremeCourt(Procedure):
             return
         court.settle(agent, answer)
         data = answer.value.model_dump(mode="json")
+        if p.verdict_from == "analysis":
+            data |= await self.reread(court, standard, agent, n, data)
         if own and isinstance(answer.value, ConferenceReply) and answer.value.changed != (data["verdict"] != own["verdict"]):
             data["changed"] = data["verdict"] != own["verdict"]  # what it did, not what it said
         data |= {"standard": f"{standard.burden}, the burden on {standard.party}", "philosophy": name,
@@ -279,6 +286,31 @@ class SupremeCourt(Procedure):
                           + (" · changed" if data.get("changed") else ""))
         court.tally(standard.labels, dict(Counter(v["verdict"] for v in current.values())), seated=p.justices,
                     pending=p.justices - len(current), title=f"Bench, round {round_}", round=round_)
+
+    async def reread(self, court: Court, standard: Standard, agent: Agent, n: int, opinion: dict[str, Any]) -> dict[str, Any]:
+        """The verdict ``opinion``'s analysis supports, read from the analysis alone (no transcript,
+        no philosophy) in the justice's own order of the verdicts: the vote, with the written
+        verdict kept beside it. If the reading fails, the written verdict stands, with a warning."""
+        order = self.order(court, standard, agent.name)
+        prompt = self.render("reread", question=court.case.question, burden=self.burden(standard),
+                             analysis=opinion["evidence_analysis"], first=order[0], second=order[1])
+        reader = court.agent(agent.name, "justice", agent.title, agent.stage, temperature=0.0, max_tokens=250,
+                             expected_output_tokens=60, round=agent.round)
+        try:
+            read = await court.ask(reader, prompt, RereadReply, announce=False, system=self.render("reread_system"),
+                                   prefix="", inputs={**self.common(standard), "seat": n, "reread": True,
+                                                      "written": opinion["verdict"]},
+                                   schema=refine_schema(RereadReply, {"verdict": {"enum": order},
+                                                                      "finding": {"maxLength": 400}}),
+                                   check=lambda r: verdict_problem(r.verdict, standard))
+            problem = "; ".join(p.message for p in verdict_problem(read.value.verdict, standard))
+        except FAILED as exc:
+            problem = str(exc)
+        if problem:
+            court.warn(agent.name, "reread", f"the verdict could not be read from the analysis ({problem}); "
+                                             f"the written verdict ({opinion['verdict']}) stands")
+            return {}
+        return {"verdict": read.value.verdict, "written_verdict": opinion["verdict"], "reading": read.value.finding}
 
     # ---------------------------------------------------------------- the jury
 
@@ -457,7 +489,7 @@ class SupremeCourt(Procedure):
                                      "standard": final[author]["standard"], "key_facts": final[author]["key_facts"]},
             "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]}
                          for k in seats if votes[k] != decision],
-            "conformity": conf, "confidence_changes": changes,
+            "conformity": conf, "confidence_changes": changes, **self.readings(rounds, title),
             "jury": {**jury, "agrees": jury["verdict"] == decision}, "why": trace,
         }
         court.keep("verdict", document)
@@ -480,6 +512,18 @@ class SupremeCourt(Procedure):
             data={"split": split, "votes": document["bench"]["votes"], "decision": decision, "type": standard.type,
                   "jury": document["jury"], "conformity": conf},
         ))
+
+    @staticmethod
+    def readings(rounds: list[dict[str, dict[str, Any]]], title: Any) -> dict[str, Any]:
+        """With ``verdict_from = "analysis"``: how many opinions' votes were read from their analyses,
+        and which written verdicts those analyses did not support (justice, round, written → read)."""
+        held = [(r, k, o) for r, opinions in enumerate(rounds, 1) for k, o in opinions.items()
+                if "written_verdict" in o and not (r > 1 and o is rounds[r - 2].get(k))]  # not a carried-over opinion
+        if not held:
+            return {}
+        return {"readings": {"read": len(held), "differed": [
+            f"{title(k)}, round {r}: wrote {o['written_verdict']}, analysis supports {o['verdict']}"
+            for r, k, o in held if o["written_verdict"] != o["verdict"]]}}
 
     # ---------------------------------------------------------------- dry run, demo, result
 

@@ -45,6 +45,10 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
     if not i or case is None:
         return None
     lean = _lean(case.question)
+    if request.role == "justice" and i.get("reread"):  # the demo's analyses say what their verdicts say
+        met = i["written"] == i["yes"]
+        return {"finding": f"The analysis finds the testimony {'meets' if met else 'does not meet'} the burden.",
+                "verdict": i["written"]}
     if request.role == "justice":
         yes = i["position"] >= lean
         if "before" in i:  # the conference: the justice nearest the line joins the majority

@@ -25,6 +25,11 @@ def facts_markdown(o: dict[str, Any]) -> list[str]:
 
 def opinion_markdown(o: dict[str, Any]) -> str:
     lines = [f"**Verdict:** {o['verdict']} · confidence {o['confidence']:.0%}"]
+    if o.get("written_verdict") and o["written_verdict"] != o["verdict"]:
+        lines[0] += (f" · read from the analysis; the opinion wrote \"{o['written_verdict']}\", which its analysis "
+                     "does not support")
+    if o.get("reading"):
+        lines.append(f"**The analysis, read back:** {o['reading']}")
     if "changed" in o:
         lines.append(f"**{'Changed' if o['changed'] else 'Held'} after the conference:** {o.get('why', '')}")
     lines += ["", f"**Standard applied:** {o.get('standard', '')}", "", *facts_markdown(o), "",
@@ -128,6 +133,11 @@ def verdict_document(doc: dict[str, Any]) -> str:
                  f"({conf['toward']} toward the earlier majority, {conf['away']} away)"
                  + (f": {'; '.join(moved)}" if moved else "")
                  + ("" if conf["majority_held"] else " · the majority turned"), ""]
+    read = doc.get("readings")
+    if read:
+        lines += [f"**Votes read from the analyses:** {read['read']} opinion{'s' if read['read'] != 1 else ''}"
+                  + (f"; in {len(read['differed'])} the written verdict was not what the analysis supports "
+                     f"({'; '.join(read['differed'])})" if read["differed"] else "; every written verdict agreed"), ""]
     if conf.get("rounds_skipped"):
         lines += [f"**Rounds skipped:** {conf['rounds_skipped']} (positions had stopped changing; about "
                   f"{conf['tokens_saved']:,} tokens saved)", ""]

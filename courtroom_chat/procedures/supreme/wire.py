@@ -54,6 +54,15 @@ class JurorReply(_Verdict):
     verdict: str
 
 
+class RereadReply(_Verdict):
+    """The verdict a justice's analysis supports, read back from the analysis alone
+    (``verdict_from = "analysis"``): on the 1.5B a justice's analysis followed the evidence where
+    the verdict it wrote next did not ("the video shows no fall, the log shows no spill" → liable)."""
+
+    finding: str = ""  # what the analysis finds the evidence shows, in one sentence
+    verdict: str
+
+
 class FactReply(BaseModel):
     source_quote: str  # the transcript's words, verbatim
     kind: str = "fact"  # fact | evidence | testimony
