@@ -41,22 +41,6 @@ from courtroom_chat.procedures.supreme.wire import JurorReply  # noqa: E402
 from courtroom_chat.replies import refine_schema  # noqa: E402
 
 VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain", "justice")
-REREAD_SYSTEM = ("You read one justice's written analysis of a case and say which verdict that analysis supports. "
-                 "Reply with one JSON object with the requested fields, nothing else.")
-REREAD = """QUESTION BEFORE THE COURT: {question}
-
-{burden}
-
-THE JUSTICE'S ANALYSIS:
-<<<
-{analysis}
->>>
-
-Which verdict does this analysis support? Go by what it says the evidence shows, not by which words it uses. Reply with JSON with these fields, in this order:
-- "finding": one sentence: what the analysis finds the evidence shows;
-- "verdict": exactly "{first}" or "{second}"."""
-
-
 def justice_request(case, procedure, temperature: float, k: int) -> tuple[ModelRequest, dict[str, str], list[str]]:
     """Justice seat 1, 5 or 9 (by ``k``), round 1, the verdicts in one order (even ``k``) or the other."""
     from courtroom_chat.procedures.supreme import Parameters
@@ -77,14 +61,15 @@ def justice_request(case, procedure, temperature: float, k: int) -> tuple[ModelR
 
 
 def reread_request(case, procedure, analysis: str, order: list[str]) -> ModelRequest:
+    """The court's own reading of an analysis (``verdict_from = "analysis"``), as it asks it."""
     standard = STANDARDS[case_type(case, "civil")[0]]
     schema = {"type": "object", "properties": {"finding": {"type": "string", "maxLength": 400},
                                                "verdict": {"type": "string", "enum": order}},
               "required": ["finding", "verdict"], "additionalProperties": False}
-    return ModelRequest(agent="reread", role="justice", system=REREAD_SYSTEM, prefix="",
-                        prompt=REREAD.format(question=case.question, burden=procedure.burden(standard).strip(),
-                                             analysis=analysis, first=order[0], second=order[1]),
-                        schema=schema, schema_name="RereadReply", temperature=0.1, max_tokens=200)
+    return ModelRequest(agent="reread", role="justice", system=procedure.render("reread_system"), prefix="",
+                        prompt=procedure.render("reread", question=case.question, burden=procedure.burden(standard),
+                                                analysis=analysis, first=order[0], second=order[1]),
+                        schema=schema, schema_name="RereadReply", temperature=0.0, max_tokens=250)
 
 
 def request(variant: str, case, procedure, temperature: float) -> tuple[ModelRequest, dict[str, str]]:
