@@ -10,7 +10,9 @@ baselines make (figures only; each variant differs from "court" in one thing):
 - ``justice``: a justice's round-1 opinion as the court asks it (seats 1, 5 and 9 in turn, the two
   verdicts in one order and then the other), and beside it ``reread``: a second call that reads only
   that opinion's analysis and says which verdict it supports (does the 1.5B's analysis follow the
-  evidence where its verdict does not?).
+  evidence where its verdict does not?);
+- ``blind``: the same justice asked for its key facts and analysis only, no verdict or confidence
+  (the two verdicts are named only in the burden paragraph), its vote the reading of that analysis.
 
     python bench/supreme_probe.py bench/supreme/clear.jsonl --items nandakumar-burglary whitlock-theft \
         --backend local:qwen2.5-coder-1.5b
@@ -40,9 +42,11 @@ from courtroom_chat.procedures.supreme.transcript import case_type  # noqa: E402
 from courtroom_chat.procedures.supreme.wire import JurorReply  # noqa: E402
 from courtroom_chat.replies import refine_schema  # noqa: E402
 
-VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain", "justice")
-def justice_request(case, procedure, temperature: float, k: int) -> tuple[ModelRequest, dict[str, str], list[str]]:
-    """Justice seat 1, 5 or 9 (by ``k``), round 1, the verdicts in one order (even ``k``) or the other."""
+VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain", "justice", "blind")
+READ = ("justice", "blind")  # variants whose analysis is read back
+def justice_request(case, procedure, temperature: float, k: int, blind: bool = False) -> tuple[ModelRequest, dict[str, str], list[str]]:
+    """Justice seat 1, 5 or 9 (by ``k``), round 1, the verdicts in one order (even ``k``) or the other;
+    ``blind``: no verdict or confidence asked (the order is then the reading's only)."""
     from courtroom_chat.procedures.supreme import Parameters
     from courtroom_chat.procedures.supreme.wire import OpinionReply
     standard = STANDARDS[case_type(case, "civil")[0]]
@@ -54,6 +58,12 @@ def justice_request(case, procedure, temperature: float, k: int) -> tuple[ModelR
                               claim="charge" if standard.type == "criminal" else "claim", seat=seat,
                               size=params.justices, philosophy=procedure.philosophy(params.seat(seat)[0])).lstrip()
     schema = procedure.opinion_schema(order, OpinionReply)
+    if blind:
+        prompt = "\n".join(line for line in prompt.splitlines()
+                           if not line.startswith(('- "verdict":', '- "confidence":')))
+        for field in ("verdict", "confidence"):
+            schema["properties"].pop(field)
+            schema["required"] = [f for f in schema.get("required", []) if f != field]
     return (ModelRequest(agent="probe", role="justice", system=procedure.system_prompt(case),
                          prefix=procedure.case_block(case), prompt=prompt, schema=schema, schema_name="OpinionReply",
                          temperature=temperature, max_tokens=700),
@@ -117,9 +127,9 @@ async def main() -> None:
         for item in items:
             case = procedure.prepare(item.case)
             for variant in args.variants:
-                for k, t in enumerate(args.temperatures * (2 if variant == "justice" else 1)):
-                    if variant == "justice":
-                        req, mapping, order = justice_request(case, procedure, t, k)
+                for k, t in enumerate(args.temperatures * (2 if variant in READ else 1)):
+                    if variant in READ:
+                        req, mapping, order = justice_request(case, procedure, t, k, blind=variant == "blind")
                     else:
                         req, mapping = request(variant, case, procedure, t)
                     started = time.perf_counter()
@@ -133,7 +143,7 @@ async def main() -> None:
                     tally[(variant, item.gold, answer)] += 1
                     line = {"item": item.id, "gold": item.gold, "variant": variant, "temperature": t, "said": said,
                             "answer": answer, "seconds": round(time.perf_counter() - started, 1), "reply": data}
-                    if variant == "justice":
+                    if variant in READ:
                         line["order"] = order
                         reread = await backend.complete(reread_request(case, procedure, data.get("evidence_analysis", ""), order))
                         try:
@@ -142,7 +152,7 @@ async def main() -> None:
                             again = {}
                         line["reread"] = mapping.get(again.get("verdict")) if isinstance(again.get("verdict"), str) else None
                         line["reread_reply"] = again
-                        tally[("reread", item.gold, line["reread"])] += 1
+                        tally[(f"{variant}+reread", item.gold, line["reread"])] += 1
                     print(json.dumps({k: v for k, v in line.items() if k not in ("reply", "reread_reply")}), flush=True)
                     if out:
                         out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -151,7 +161,7 @@ async def main() -> None:
             out.close()
         await pool.aclose()
     print("\nvariant      gold  follows evidence")
-    for variant in [*args.variants, *(["reread"] if "justice" in args.variants else [])]:
+    for variant in [*args.variants, *(f"{v}+reread" for v in args.variants if v in READ)]:
         for gold in ("yes", "no"):
             n = sum(v for (va, g, _), v in tally.items() if va == variant and g == gold)
             right = tally[(variant, gold, gold)]
