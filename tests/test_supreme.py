@@ -652,3 +652,13 @@ async def test_by_default_the_vote_is_the_written_verdict_and_nothing_is_read_ba
     record, backend = await trial()
     assert not [c for c in backend.calls if c.schema_name == "RereadReply"]
     assert "written_verdict" not in record.outputs["justice-1@1"] and "readings" not in record.outputs["verdict"]
+
+
+def test_a_dry_run_shows_the_reading_of_each_analysis_when_votes_are_read_back(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text('[procedures.supreme]\nverdict_from = "analysis"\n')
+    result = CliRunner().invoke(app, ["run", str(CASES / "burglary.json"), "--procedure", "supreme", "--backend",
+                                      "scripted", "--dry-run", "--config", str(config)], env={"COURTROOM_RUNS_DIR": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert "Which verdict does this analysis support?" in result.output
+    assert "[the justice's evidence analysis]" in result.output

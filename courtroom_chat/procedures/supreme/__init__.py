@@ -287,15 +287,24 @@ class SupremeCourt(Procedure):
         court.tally(standard.labels, dict(Counter(v["verdict"] for v in current.values())), seated=p.justices,
                     pending=p.justices - len(current), title=f"Bench, round {round_}", round=round_)
 
+    def reread_prompt(self, court: Court, standard: Standard, agent: str, analysis: str) -> str:
+        first, second = self.order(court, standard, agent)
+        return self.render("reread", question=court.case.question, burden=self.burden(standard), analysis=analysis,
+                           first=first, second=second)
+
+    @staticmethod
+    def reader(court: Court, justice: Agent) -> Agent:
+        """The justice's seat reading its own analysis: the same model, greedy, a short reply."""
+        return court.agent(justice.name, "justice", justice.title, justice.stage, temperature=0.0, max_tokens=250,
+                           expected_output_tokens=60, round=justice.round)
+
     async def reread(self, court: Court, standard: Standard, agent: Agent, n: int, opinion: dict[str, Any]) -> dict[str, Any]:
         """The verdict ``opinion``'s analysis supports, read from the analysis alone (no transcript,
         no philosophy) in the justice's own order of the verdicts: the vote, with the written
         verdict kept beside it. If the reading fails, the written verdict stands, with a warning."""
         order = self.order(court, standard, agent.name)
-        prompt = self.render("reread", question=court.case.question, burden=self.burden(standard),
-                             analysis=opinion["evidence_analysis"], first=order[0], second=order[1])
-        reader = court.agent(agent.name, "justice", agent.title, agent.stage, temperature=0.0, max_tokens=250,
-                             expected_output_tokens=60, round=agent.round)
+        prompt = self.reread_prompt(court, standard, agent.name, opinion["evidence_analysis"])
+        reader = self.reader(court, agent)
         try:
             read = await court.ask(reader, prompt, RereadReply, announce=False, system=self.render("reread_system"),
                                    prefix="", inputs={**self.common(standard), "seat": n, "reread": True,
@@ -535,6 +544,11 @@ class SupremeCourt(Procedure):
         previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
         for n in range(1, p.justices + 1):
             court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n), OpinionReply)
+        if p.verdict_from == "analysis":
+            for n in range(1, p.justices + 1):
+                court.plan_prompt("opinions", self.reader(court, self.justice(court, n, 1)),
+                                  self.reread_prompt(court, standard, f"justice-{n}", "[the justice's evidence analysis]"),
+                                  RereadReply, system=self.render("reread_system"), prefix="")
         if p.rounds > 1:
             for n in range(1, p.justices + 1):
                 court.plan_prompt("conference", self.justice(court, n, 2),

@@ -56,8 +56,10 @@ class JurorReply(_Verdict):
 
 class RereadReply(_Verdict):
     """The verdict a justice's analysis supports, read back from the analysis alone
-    (``verdict_from = "analysis"``): on the 1.5B a justice's analysis followed the evidence where
-    the verdict it wrote next did not ("the video shows no fall, the log shows no spill" → liable)."""
+    (``verdict_from = "analysis"``, off by default). Tried because a 1.5B justice wrote "the video
+    shows no fall, the log shows no spill" and then "liable"; measured, its analyses mostly argue
+    for the verdict written beside them, and read back they followed the No cases no better
+    (bench/results/supreme-reread-probe-1.5b-2026-11-27)."""
 
     finding: str = ""  # what the analysis finds the evidence shows, in one sentence
     verdict: str
