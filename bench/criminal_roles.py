@@ -70,6 +70,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 continue
             print(f"[{n}/{len(ids)}] {run_id}: " + ", ".join(f"{r} {s.mean:.1f}" for r, s in real[-1].roles.items()),
                   file=sys.stderr)
+    except asyncio.CancelledError:  # stopped (Ctrl-C, timeout -s INT): report the trials scored in full
+        full = len(swapped) if args.swap else len(again) if args.repeat else len(real)
+        real, again, swapped = real[:full], again[:full], swapped[:full]
+        print(f"stopped: the summary covers the {full} trials scored in full before it", file=sys.stderr)
     finally:
         await pool.aclose()
     result = summary(real, again, swapped)
@@ -99,7 +103,10 @@ def main() -> None:
             parser.error(f"no runs folder at {folder}")
     if args.results is not None and not args.results.is_file():
         parser.error(f"no results file at {args.results}")
-    asyncio.run(main_async(args))
+    try:
+        asyncio.run(main_async(args))
+    except KeyboardInterrupt:
+        pass  # main_async has printed what it scored
 
 
 if __name__ == "__main__":

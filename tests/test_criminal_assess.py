@@ -153,3 +153,37 @@ def test_the_bench_scores_the_stored_trials_of_its_runs_folders(tmp_path):
     assert "1 of the evaluation's trials are in none of the runs folders given: 19990101-000000-gone00" in picked.stderr
     empty = subprocess.run([*bench, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert empty.returncode != 0 and "no finished criminal runs" in empty.stderr and "Traceback" not in empty.stderr
+
+
+def test_the_role_bench_stopped_midway_reports_the_trials_it_scored_in_full(tmp_path):
+    """A long evaluator run on the embedded model is stopped by a timeout (SIGINT): it prints the
+    summary of the trials scored in full before the stop, not a traceback and nothing."""
+    import asyncio
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from courtroom_chat.store import RunStore
+
+    store = RunStore(tmp_path / "runs")
+    for _ in range(3):
+        asyncio.run(Trial(load_case(CASES / "criminal-burglary.json"), Settings().with_backend("scripted"), store=store,
+                          procedure="criminal").run(lambda e: None))
+    root = Path(__file__).resolve().parents[1]
+    bench = subprocess.Popen([sys.executable, str(root / "bench" / "criminal_roles.py"), str(tmp_path / "runs"),
+                              "--backend", "scripted", "--out", str(tmp_path / "roles.json")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "150"})
+    seen = []
+    for line in bench.stderr:
+        seen.append(line)
+        if line.startswith("[1/3]"):
+            bench.send_signal(signal.SIGINT)
+            break
+    out, err = bench.communicate(timeout=120)
+    err = "".join(seen) + err
+    assert "Traceback" not in err, err
+    assert "stopped: the summary covers the 1 trials scored in full" in err
+    assert "over 1 runs" in out and json.loads((tmp_path / "roles.json").read_text())["roles"]["judge"]["n"] == 1
