@@ -33,6 +33,7 @@ from .events import (
     TextDelta,
     WarningRaised,
 )
+from .procedures.deliberation import ORDER_P
 
 _DETAILS = re.compile(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", re.S)
 
@@ -70,11 +71,22 @@ def confidence_line(outcome: dict[str, Any]) -> str:
     return "**Confidence:** " + " · ".join(parts) if parts else ""
 
 
+def order_line(order: dict[str, Any]) -> str:
+    """The order check (``deliberation.order_check``) in words."""
+    k, n, p = order["followed"], order["voters"], order["p"]
+    said = (f"Order: {k} of {n} {order['who']} chose the label listed first to them, each in its own shuffled "
+            f"order (by chance alone {order['chance']:.0%} each; at least {k} of {n}: p = {p:.3g})")
+    if p < ORDER_P:
+        return said + ": the order decided these votes more than the case did"
+    return said + ": no sign the order decided them"
+
+
 def how_sure(outcome: dict[str, Any]) -> list[str]:
     """What was measured about this verdict, and one plain sentence that claims no more than that.
 
-    Reads the outcome's vote counts, its evidence confidence, flagged evidence, and the mirror
-    and fragility checks where they were run."""
+    Reads the outcome's vote counts, its evidence confidence, flagged evidence, the order check
+    where members read the labels in shuffled orders, and the mirror and fragility checks where
+    they were run."""
     data = outcome.get("data") or {}
     votes = {k: v for k, v in (data.get("votes") or {}).items()}
     cast = sum(votes.values())
@@ -97,6 +109,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         lines.append(f"Mirror: {mirror['summary']}")
     if fragility:
         lines.append(f"Fragility: {fragility['summary']}")
+    order = data.get("order")
+    if order:
+        lines.append(order_line(order))
     known = data.get("measured")
     if known:
         lines.append(f"Measured on this model: {measured.summary(known)} (`{known['results']}`)")
@@ -109,6 +124,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("the answer did not survive turning the question around")
     if flags:
         weak.append("evidence that tried to give orders")
+    if order and order["p"] < ORDER_P:
+        weak.append("the votes followed the order the labels were listed in, not the case")
     if known and measured.below_baseline(known):
         weak.append("this court, on this model, followed clear evidence less often than one call")
     if len(weak) >= 2:

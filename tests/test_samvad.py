@@ -710,3 +710,9 @@ async def test_shuffled_leanings_give_each_adjudicator_its_own_order_with_undeci
     assert "orders" not in plain.outputs
     assert all('exactly "guilty", "not guilty" or "undecided"' in c.prompt for c in backend.calls
                if c.agent.startswith("adjudicator"))
+    order = record.outcome.data["order"]  # the order check: how many voted the leaning they read first
+    voted = {a: o["leaning"] for a, o in record.outputs.items()
+             if a.startswith("adjudicator") and isinstance(o, dict) and o.get("leaning") in ("guilty", "not guilty")}
+    assert order["who"] == "adjudicators" and order["voters"] == len(voted) and order["chance"] == 0.5
+    assert order["followed"] == sum(orders[a.split("@")[0]][0] == v for a, v in voted.items())
+    assert "order" not in plain.outcome.data

@@ -336,3 +336,76 @@ def test_the_shipped_measured_records_name_committed_results():
     for entry in measured.entries():
         assert (root / entry["results"]).is_dir(), entry["results"]
         assert 0 <= entry["court"] <= entry["items"]
+
+
+class _Court:
+    """What ``order_check`` reads of a court: its parameters and the orders it recorded."""
+
+    def __init__(self, orders: dict, shuffle: bool = True):
+        from types import SimpleNamespace
+        self.params = SimpleNamespace(shuffle_labels=shuffle)
+        self.record = SimpleNamespace(outputs={"orders": orders})
+
+
+def test_the_order_check_counts_votes_for_the_label_each_member_read_first():
+    """Hand-computed binomial tails: 9 of 9 at 1/2 is 1/512; 5 of 9 is 256/512; with three
+    shuffled labels 2 of 2 is 1/9. Votes outside the shuffled labels (an undecided kept last) and
+    members with no recorded order are left out; without shuffled orders there is no check."""
+    from courtroom_chat.procedures.deliberation import order_check
+
+    ab, ba = {"labels": ["guilty", "not guilty"]}, {"labels": ["not guilty", "guilty"]}
+    orders = {f"j{n}": (ab if n % 2 else ba) for n in range(1, 10)}
+    first = {a: o["labels"][0] for a, o in orders.items()}
+    got = order_check(_Court(orders), first, ["guilty", "not guilty"], "justices")
+    assert got == {"followed": 9, "voters": 9, "chance": 0.5, "p": round(1 / 512, 4), "who": "justices"}
+    five = {a: ("guilty" if n <= 5 else "not guilty") for n, a in enumerate(orders, 1)}  # j1 j3 j5 first, j6 j8
+    got = order_check(_Court(orders), five, ["guilty", "not guilty"], "justices")
+    assert got["followed"] == 5 and got["p"] == 0.5
+    three = {"a": {"labels": ["x", "y", "z"]}, "b": {"labels": ["y", "z", "x"]}, "c": {"labels": ["x", "y", "z"]}}
+    got = order_check(_Court(three), {"a": "x", "b": "y", "c": "undecided", "d": "x"}, ["x", "y", "z"], "judges")
+    assert (got["followed"], got["voters"], got["p"]) == (2, 2, round(1 / 9, 4))
+    assert order_check(_Court(orders, shuffle=False), first, ["guilty", "not guilty"], "justices") is None
+    assert order_check(_Court(orders), {"j1": "undecided"}, ["guilty", "not guilty"], "justices") is None
+
+
+def test_how_sure_says_when_the_votes_followed_the_order_of_the_labels():
+    order = {"followed": 9, "voters": 9, "chance": 0.5, "p": 0.002, "who": "justices"}
+    lines = how_sure({"confidences": [], "data": {"votes": {"guilty": 7, "not guilty": 2}, "order": order}})
+    assert ("Order: 9 of 9 justices chose the label listed first to them, each in its own shuffled order (by chance "
+            "alone 50% each; at least 9 of 9: p = 0.002): the order decided these votes more than the case did") in lines
+    assert lines[-1] == ("**The votes followed the order the labels were listed in, not the case: treat it as weak, "
+                         "and read the evidence yourself.**")
+    calm = how_sure({"confidences": [], "data": {"votes": {"guilty": 7, "not guilty": 2},
+                                                 "order": {**order, "followed": 5, "p": 0.5}}})
+    assert any(line.endswith("no sign the order decided them") for line in calm) and "weak" not in calm[-1]
+
+
+async def test_a_bench_that_votes_the_order_it_was_shown_is_called_out_in_the_verdict():
+    """The supreme court with its default shuffled orders: justices scripted to pick whatever
+    verdict is listed first to them (what the 1.5B did on the clear cases, 9 of 9 twice) get
+    the order line and the weak sentence; the same trial's demo justices, who decide by the case, do not."""
+    from tests.test_supreme import opinion, trial
+
+    seeded, _ = await trial(seed=5)
+    orders = seeded.outputs["orders"]
+    assert seeded.outcome.data["order"]["voters"] == 9  # the check runs on every shuffled trial
+    script = {f"justice-{n}": [opinion(orders[f"justice-{n}"]["labels"][0]),
+                               opinion(orders[f"justice-{n}"]["labels"][0], changed=False, why="Nothing changes it.")]
+              for n in range(1, 10)}
+    record, _ = await trial(script=script, seed=5)
+    assert record.outcome.data["order"] == {"followed": 9, "voters": 9, "chance": 0.5, "p": 0.002, "who": "justices"}
+    text = "\n".join(how_sure(record.outcome.model_dump()))
+    assert "the order decided these votes more than the case did" in text and "not the case" in text
+
+
+async def test_the_decision_courts_jury_gets_the_order_check_when_its_labels_are_shuffled():
+    settings = Settings().with_backend("scripted")
+    shuffled = await Trial(load_case(CASES / "code-commit.json"), settings.with_params("decision", {"shuffle_labels": True}),
+                           store=None, seed=3).run()
+    order, orders = shuffled.outcome.data["order"], shuffled.outputs["orders"]
+    votes = {f"juror-{j.number}": j.vote for j in shuffled.jury.jurors if j.vote}
+    words = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain"}
+    assert order["who"] == "jurors" and order["voters"] == len(votes) == 5
+    assert order["followed"] == sum(orders[a]["labels"][0] == words[v] for a, v in votes.items())
+    fixed = await Trial(load_case(CASES / "code-commit.json"), settings, store=None, seed=3).run()
+    assert "order" not in fixed.outcome.data  # one order for every juror: nothing to test against

@@ -103,7 +103,7 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
     names = {"self_reported": "judge", "vote_share": "vote_share", "evidence": "evidence", "agreement": "agreement"}
     confidences = {names[c.kind]: round(c.value, 4) for c in outcome.confidences}
     details = {"decided_by": outcome.decided_by, "answer": outcome.answer, "split": outcome.data.get("split"),
-               **{k: outcome.data[k] for k in ("mirror", "fragility", "ambiguous", "conformity")
+               **{k: outcome.data[k] for k in ("mirror", "fragility", "ambiguous", "conformity", "order")
                   if k in outcome.data}}
     if arms:  # decided beside the verdict in the same trial: each an evaluation method of its own
         details["arms"] = {name: {"label": label_of(arm["label"], labels) if labels else

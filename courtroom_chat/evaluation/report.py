@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Any
 
 from ..cost import dollars
+from ..procedures.deliberation import ORDER_P
 from . import stats
 from .datasets import NO, YES, Dataset
 
@@ -168,6 +169,20 @@ def fragility_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "accuracy_turned": sum(bool(r["correct"]) for r in turned) / len(turned) if turned else None}
 
 
+def order_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The order check over the trials that ran it (members reading the labels in shuffled orders):
+    the votes cast for the label listed first to the voter, against the share chance gives, and
+    the trials whose votes followed the order (p < ORDER_P) with how often those were right."""
+    found = [(r, o) for r in rows if (o := (r.get("details") or {}).get("order"))]
+    driven = [r for r, o in found if o["p"] < ORDER_P]
+    rest = [r for r, o in found if o["p"] >= ORDER_P]
+    votes = sum(o["voters"] for _, o in found)
+    return {"trials": len(found), "votes": votes, "followed": sum(o["followed"] for _, o in found),
+            "chance": sum(o["chance"] * o["voters"] for _, o in found) / votes if votes else None,
+            "driven": len(driven), "accuracy_driven": sum(bool(r["correct"]) for r in driven) / len(driven) if driven else None,
+            "accuracy_rest": sum(bool(r["correct"]) for r in rest) / len(rest) if rest else None}
+
+
 def switches(rows: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
     """Per round of a procedure that deliberates in rounds: how many agents switched from the
     gold answer to the other (correct → wrong) and back (wrong → correct), toward and away from
@@ -199,6 +214,8 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
         "fragility": {m: fragility_counts(by_method[m]) for m in methods
                       if any((r.get("details") or {}).get("fragility") for r in by_method[m])},
         "rounds": {m: found for m in methods if (found := switches(by_method[m]))},
+        "order": {m: order_counts(by_method[m]) for m in methods
+                  if any((r.get("details") or {}).get("order") for r in by_method[m])},
         "signal": per_call_signal([r for r in asked if r["method"] in ("single", "majority")]) if dataset.yes_no else None,
         "extra": dataset.extra_metrics(rows),
         "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
@@ -264,6 +281,16 @@ def markdown(summary: dict[str, Any]) -> str:
                          "where it turned"],
                         [[m, c["trials"], c["held"], c["turned"], c["not_run"], _pct(c["hold_rate"]),
                           _pct(c["accuracy_held"]), _pct(c["accuracy_turned"])] for m, c in summary["fragility"].items()])
+    if summary.get("order"):
+        out += _section("Order check: did the votes follow the order the labels were listed in?",
+                        "Each member read the labels in its own seeded order, so a vote for the label listed first "
+                        "to it happens by chance at the share shown. A trial is order-driven when its votes followed "
+                        f"the order more than chance allows (p < {ORDER_P}).",
+                        ["method", "trials", "votes for the first-listed label", "by chance", "order-driven trials",
+                         "accuracy of those", "of the rest"],
+                        [[m, c["trials"], f"{c['followed']} of {c['votes']} ({_pct(c['followed'] / c['votes'] if c['votes'] else None)})",
+                          _pct(c["chance"]), c["driven"], _pct(c["accuracy_driven"]), _pct(c["accuracy_rest"])]
+                         for m, c in summary["order"].items()])
     if summary.get("rounds"):
         out += _section("Between rounds: do the rounds help?",
                         "Switches of position per round, scored against the gold answer and the earlier majority.",

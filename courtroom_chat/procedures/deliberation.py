@@ -7,6 +7,7 @@ retrieval-grounded bench both use them."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import comb
 from string import ascii_uppercase
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,28 @@ def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int 
     court.rng(agent, "labels").shuffle(head)
     court.record.outputs.setdefault("orders", {}).setdefault(agent, {"labels": head + tail})
     return head + tail
+
+
+ORDER_P = 0.05  # below it, votes that follow each member's own order of the labels are not put down to chance
+
+
+def order_check(court: Court, votes: dict[str, str], shuffled: list[str], who: str) -> dict[str, Any] | None:
+    """Did the votes follow the order each member read the labels in? With ``shuffle_labels`` each
+    member's order is drawn from the seed, independently of the case, so a member who weighs the
+    evidence picks the label listed first to it with chance 1 / len(shuffled), whatever the
+    verdict. ``followed`` of ``voters`` did; ``p`` is the chance of at least that many if the
+    order played no part (one-sided binomial). A small ``p`` says the verdict came from the order
+    the labels were listed in, not from the case: on the 1.5B, 9 of 9 justices on two clear cases
+    (p = 0.002). None without shuffled orders (or with no member's vote among ``shuffled``)."""
+    if not getattr(court.params, "shuffle_labels", False):
+        return None
+    orders = court.record.outputs.get("orders") or {}
+    pairs = [(orders[a]["labels"][0], v) for a, v in votes.items() if a in orders and v in shuffled]
+    if not pairs:
+        return None
+    n, k, chance = len(pairs), sum(first == v for first, v in pairs), 1 / len(shuffled)
+    p = sum(comb(n, i) * chance ** i * (1 - chance) ** (n - i) for i in range(k, n + 1))
+    return {"followed": k, "voters": n, "chance": round(chance, 3), "p": round(p, 4), "who": who}
 
 
 def quoted_choices(labels: list[str]) -> str:

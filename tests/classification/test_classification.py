@@ -283,3 +283,8 @@ async def test_shuffled_labels_give_each_judge_its_own_order_in_prompt_and_schem
     assert "orders" not in plain.outputs
     first, second = plain.outputs["hearing"]["first"], plain.outputs["hearing"]["second"]
     assert all(f'- "label": "{first}" or "{second}";' in c.prompt for c in backend.calls if c.role == "judge")
+    order = record.outcome.data["order"]  # the order check: how many judges chose the label they read first
+    labels = {a: o["label"] for a, o in record.outputs.items() if a.startswith("judge-") and isinstance(o, dict)}
+    assert order["who"] == "judges" and order["voters"] == 5 == len(labels)
+    assert order["followed"] == sum(orders[a][0] == v for a, v in labels.items())
+    assert "order" not in plain.outcome.data

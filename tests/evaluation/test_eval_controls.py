@@ -9,7 +9,7 @@ import pytest
 
 from courtroom_chat.errors import InputError
 from courtroom_chat.evaluation import evaluate
-from courtroom_chat.evaluation.report import fragility_counts
+from courtroom_chat.evaluation.report import fragility_counts, order_counts
 from courtroom_chat.store import RunStore
 
 
@@ -28,6 +28,9 @@ def test_order_control_shuffles_the_labels_of_a_court_that_reads_them_in_one_ord
     assert all(len(set(labels.values())) == 1 for labels in orders["court"])
     assert any(len(set(labels.values())) > 1 for labels in orders["court-shuffled-order"])
     assert "court-shuffled-order" in summary["comparisons"] and "| court-shuffled-order |" in ev.markdown
+    checked = summary["order"]  # the order check runs on the shuffled arm only: one order has nothing to test
+    assert list(checked) == ["court-shuffled-order"] and checked["court-shuffled-order"]["trials"] == 2
+    assert "## Order check: did the votes follow the order the labels were listed in?" in ev.markdown
 
 
 def test_order_control_runs_the_court_again_with_every_agent_in_one_order(fixtures, runs_dir):
@@ -74,6 +77,19 @@ def test_fragility_counts_by_hand():
     c = fragility_counts(rows)
     assert (c["trials"], c["held"], c["turned"], c["not_run"]) == (4, 2, 1, 1)
     assert c["hold_rate"] == pytest.approx(2 / 3) and c["accuracy_held"] == 0.5 and c["accuracy_turned"] == 0.0
+
+
+def test_order_counts_by_hand():
+    def row(followed, voters, p, correct, chance=0.5):
+        return {"correct": correct, "details": {"order": {"followed": followed, "voters": voters, "p": p,
+                                                          "chance": chance, "who": "justices"}}}
+
+    rows = [row(9, 9, 0.002, True), row(8, 9, 0.0195, False), row(4, 9, 0.746, True), row(2, 3, 0.26, False, 1 / 3),
+            {"correct": True, "details": {}}]
+    c = order_counts(rows)
+    assert (c["trials"], c["votes"], c["followed"], c["driven"]) == (4, 30, 23, 2)
+    assert c["chance"] == pytest.approx((0.5 * 27 + 1 / 3 * 3) / 30)
+    assert c["accuracy_driven"] == 0.5 and c["accuracy_rest"] == 0.5
 
 
 @pytest.mark.parametrize("options, message", [

@@ -414,7 +414,9 @@ class ClassificationCourt(Procedure):
                       f"first and {second} second." + (" The text is ambiguous: sampled hearings disagreed."
                                                        if ambiguous else "") + beside),
             data={"split": split, "votes": votes, "tie": tie, "first": first, "second": second,
-                  "sides": sides, "mode": p.mode, "ambiguous": ambiguous, **({"arms": arms} if arms else {})},
+                  "sides": sides, "mode": p.mode, "ambiguous": ambiguous, **({"arms": arms} if arms else {}),
+                  **({"order": order} if (order := deliberation.order_check(
+                      court, {d["agent"]: d["label"] for d in ordered}, [first, second], "judges")) else {})},
         ))
 
     # ---------------------------------------------------------------- helpers and the dry run

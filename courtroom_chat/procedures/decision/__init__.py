@@ -23,6 +23,7 @@ from ...evidence import EvidenceIndex, normalise_text
 from ...motion import motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
+from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern
 from . import present
 from .answer import POLARITY, confidences, evidence_confidence, key_terms, most_cited, vote_share
@@ -575,7 +576,10 @@ class DecisionCourt(Briefs, Procedure):
             confidences=confidences(verdict, jury, judge_spoke), partial=jury.voted < jury.seated,
             markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
-                                                    "abstain": jury.abstain_count}, "decision": verdict.decision},
+                                                    "abstain": jury.abstain_count}, "decision": verdict.decision,
+                  **({"order": order} if (order := deliberation.order_check(
+                      court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote] for j in jury.jurors if j.vote},
+                      court.params.vote_labels(), "jurors")) else {})},
         ))
 
     # ---------------------------------------------------------------- fragility
