@@ -662,3 +662,21 @@ def test_a_dry_run_shows_the_reading_of_each_analysis_when_votes_are_read_back(t
     assert result.exit_code == 0, result.output
     assert "Which verdict does this analysis support?" in result.output
     assert "[the justice's evidence analysis]" in result.output
+
+
+def test_the_order_check_bench_reads_stored_trials_of_an_evaluation(tmp_path):
+    """bench/supreme_order_check.py: the order check over an evaluation's stored court runs."""
+    import subprocess
+    import sys
+
+    from courtroom_chat.evaluation import evaluate
+
+    root = Path(__file__).resolve().parents[1]
+    ev = evaluate(str(root / "bench" / "supreme" / "clear.jsonl"), procedure="supreme", baselines=[],
+                  backend="scripted", limit=2, runs_dir=tmp_path)
+    done = subprocess.run([sys.executable, str(root / "bench" / "supreme_order_check.py"), str(tmp_path), "--results",
+                           str(ev.folder / "results.jsonl")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and ("whitlock" in line or "nandakumar" in line)]
+    assert len(rows) == 2 and all(" of 9 (" in r and " of 12 (" in r for r in rows)
+    assert "benches' votes followed the order" in done.stdout
