@@ -36,6 +36,7 @@ def summary(entry: dict[str, Any]) -> str:
     others = [f"{name} in {entry[key]}" for key, name in (("single", "one call"), ("majority", "a majority of five calls"))
               if entry.get(key) is not None]
     line += f"; {', '.join(others)}" if others else ""
+    line += f"; {entry['also']}" if entry.get("also") else ""
     return line + (f" (earlier, {entry['earlier']})" if entry.get("earlier") else "")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from courtroom_chat.backends.scripted import ScriptedBackend
@@ -302,6 +304,9 @@ def test_a_measured_record_is_shown_and_weakens_the_sentence_when_the_court_trai
                                        "one call in 7, a majority of five calls in 7")
     assert measured.below_baseline(entry) and not measured.below_baseline({**entry, "court": 8})
     assert not measured.below_baseline({**entry, "single": None, "majority": None})
+    also = {**entry, "also": "on 4 held-out cases (bench/results/y) the court 1, one call 3"}
+    assert measured.summary(also).endswith("a majority of five calls in 7; on 4 held-out cases (bench/results/y) the "
+                                           "court 1, one call 3")
     outcome = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.8, "basis": "2 of 3 verified"}],
                "data": {"votes": {"guilty": 9, "not guilty": 0}, "split": "9–0", "measured": entry}}
     lines = how_sure(outcome)
@@ -335,6 +340,8 @@ def test_the_shipped_measured_records_name_committed_results():
     root = Path(__file__).resolve().parents[1]
     for entry in measured.entries():
         assert (root / entry["results"]).is_dir(), entry["results"]
+        for named in re.findall(r"bench/results/[\w.-]+", entry.get("also", "")):
+            assert (root / named).is_dir(), named
         assert 0 <= entry["court"] <= entry["items"]
 
 
