@@ -50,6 +50,12 @@ def order_check(court: Court, votes: dict[str, str], shuffled: list[str], who: s
     return {"followed": k, "voters": n, "chance": round(chance, 3), "p": round(p, 4), "who": who}
 
 
+def order_data(court: Court, votes: dict[str, str], shuffled: list[str], who: str) -> dict[str, Any]:
+    """``{"order": …}`` for an outcome's data when the check ran, else nothing."""
+    order = order_check(court, votes, shuffled, who)
+    return {"order": order} if order else {}
+
+
 def quoted_choices(labels: list[str]) -> str:
     """"a", "b" or "c": the labels as a prompt lists them."""
     quoted = [f'"{label}"' for label in labels]

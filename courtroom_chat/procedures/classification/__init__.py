@@ -415,8 +415,7 @@ class ClassificationCourt(Procedure):
                                                        if ambiguous else "") + beside),
             data={"split": split, "votes": votes, "tie": tie, "first": first, "second": second,
                   "sides": sides, "mode": p.mode, "ambiguous": ambiguous, **({"arms": arms} if arms else {}),
-                  **({"order": order} if (order := deliberation.order_check(
-                      court, {d["agent"]: d["label"] for d in ordered}, [first, second], "judges")) else {})},
+                  **deliberation.order_data(court, {d["agent"]: d["label"] for d in ordered}, [first, second], "judges")},
         ))
 
     # ---------------------------------------------------------------- helpers and the dry run

@@ -577,9 +577,8 @@ class DecisionCourt(Briefs, Procedure):
             markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision,
-                  **({"order": order} if (order := deliberation.order_check(
-                      court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote] for j in jury.jurors if j.vote},
-                      court.params.vote_labels(), "jurors")) else {})},
+                  **deliberation.order_data(court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote]
+                                                    for j in jury.jurors if j.vote}, court.params.vote_labels(), "jurors")},
         ))
 
     # ---------------------------------------------------------------- fragility

@@ -447,11 +447,9 @@ class SamvadBench(Procedure):
                       "stopped": flow["stopped"], "rounds_skipped": flow["rounds_skipped"]}
         document = {"case_id": b.case_id, "verdict": verdict, "threshold": p.consensus,
                     "needed": needed(p.adjudicators, p.consensus), "seated": p.adjudicators,
-                    "by_round": flow["consensus"], "conformity": conformity, "metrics": run_metrics}
-        order = deliberation.order_check(court, {k: v["leaning"] for k, v in rounds[-1].items()}, LEANINGS[:-1],
-                                         "adjudicators")
-        if order:
-            document["order"] = order
+                    "by_round": flow["consensus"], "conformity": conformity, "metrics": run_metrics,
+                    **deliberation.order_data(court, {k: v["leaning"] for k, v in rounds[-1].items()}, LEANINGS[:-1],
+                                              "adjudicators")}
         court.keep("bench", document)
         who = b.accused or "the accused"
         if verdict == "hung":

@@ -520,8 +520,7 @@ class SupremeCourt(Procedure):
             markdown=present.verdict_document(document),
             data={"split": split, "votes": document["bench"]["votes"], "decision": decision, "type": standard.type,
                   "jury": document["jury"], "conformity": conf,
-                  **({"order": order} if (order := deliberation.order_check(court, votes, standard.labels, "justices"))
-                     else {})},
+                  **deliberation.order_data(court, votes, standard.labels, "justices")},
         ))
 
     @staticmethod
