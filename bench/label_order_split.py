@@ -11,7 +11,6 @@ occur; with the default one order, only "yes" first. Figures only.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,28 +19,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from courtroom_chat.evaluation.report import call_answer  # noqa: E402
+from courtroom_chat.evaluation.runner import court_runs  # noqa: E402
 from courtroom_chat.evaluation.stats import wilson  # noqa: E402
+from courtroom_chat.records import RunRecord  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
-def split(rows: list[dict], store: RunStore) -> tuple[Counter, int]:
-    """(gold, answer listed first, vote) -> juror votes, over the court rows' stored runs, and
-    how many court rows' runs this folder does not hold."""
+def split(runs: list[tuple[dict, RunRecord]]) -> Counter:
+    """(gold, answer listed first, vote) -> juror votes, over the court rows' stored runs."""
     counts: Counter = Counter()
-    missing = 0
-    for row in rows:
-        if not row["method"].startswith("court") or not row.get("run_id"):
-            continue
-        record = store.find(row["run_id"])
-        if record is None:
-            missing += 1
-            continue
+    for row, record in runs:
         votes = {c.agent: call_answer(c.response) for c in record.trial_calls() if c.role == "juror" and c.ok}
         for agent, order in (record.outputs.get("orders") or {}).items():
             vote = votes.get(agent)
             if vote is not None:
                 counts[(row["gold"], "yes" if order["labels"][0] == "act" else "no", vote)] += 1
-    return counts, missing
+    return counts
 
 
 def main() -> None:
@@ -51,8 +44,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.results.is_file():
         parser.error(f"no results file at {args.results}")
-    rows = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
-    counts, missing = split(rows, RunStore(args.runs_dir))
+    runs, missing = court_runs(args.results, RunStore(args.runs_dir))
+    counts = split(runs)
     print("| gold | listed first | voted Yes | share (95% interval) |")
     print("|---|---|---|---|")
     for gold in ("yes", "no"):

@@ -9,7 +9,6 @@ played no part. Figures only.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,6 +16,7 @@ from types import SimpleNamespace
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from courtroom_chat.evaluation.runner import court_runs  # noqa: E402
 from courtroom_chat.procedures.deliberation import ORDER_P, order_check  # noqa: E402
 from courtroom_chat.procedures.supreme.rules import STANDARDS  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
@@ -29,15 +29,11 @@ def main() -> None:
     args = parser.parse_args()
     if not args.results.is_file():
         parser.error(f"no results file at {args.results}")
-    store = RunStore(args.runs)
-    rows = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
+    runs, missing = court_runs(args.results, RunStore(args.runs))
     print("| item | gold | court | right | justices' first-listed votes (p) | jurors' (p) |")
     print("|---|---|---|---|---|---|")
     driven = []
-    for row in rows:
-        if row["method"] != "court" or not row.get("run_id"):
-            continue
-        record = store.load(row["run_id"])
+    for row, record in runs:
         out = record.outputs
         court = SimpleNamespace(params=SimpleNamespace(shuffle_labels=bool(out.get("orders"))),
                                 record=SimpleNamespace(outputs=out))
@@ -53,6 +49,8 @@ def main() -> None:
         cell = lambda c: f"{c['followed']} of {c['voters']} ({c['p']:.3g})" if c else "–"  # noqa: E731
         print(f"| {row['item']} | {row['gold']} | {row['predicted']} | {'yes' if row['correct'] else 'no'} | "
               f"{cell(bench)} | {cell(jury)} |")
+    if missing:
+        print(f"\n{missing} court runs are not in {args.runs}.")
     if driven:
         n = sum(d for d, _ in driven)
         right = sum(c for d, c in driven if d)

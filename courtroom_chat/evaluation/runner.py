@@ -303,3 +303,20 @@ def selected_rows(plan: Plan, rows: dict[tuple[str, str, str], dict[str, Any]]) 
     order = {item.id: n for n, item in enumerate(plan.items)}
     kept = [r for (item, method, _), r in rows.items() if item in order and method in plan.methods]
     return sorted(kept, key=lambda r: (order[r["item"]], plan.methods.index(r["method"]), FRAMINGS.index(r["framing"])))
+
+
+def court_runs(results: Path, store: RunStore) -> tuple[list[tuple[dict[str, Any], Any]], int]:
+    """(row, stored run) of each court row of an evaluation's ``results.jsonl`` (every court arm),
+    in its order, and how many of their runs ``store`` does not hold: what bench scripts that
+    read an evaluation's trials again start from."""
+    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    found, missing = [], 0
+    for row in rows:
+        if not row["method"].startswith("court") or not row.get("run_id"):
+            continue
+        record = store.find(row["run_id"])
+        if record is None:
+            missing += 1
+        else:
+            found.append((row, record))
+    return found, missing
