@@ -43,6 +43,7 @@ from courtroom_chat.engine import Trial  # noqa: E402
 from courtroom_chat.errors import CourtroomError  # noqa: E402
 from courtroom_chat.procedures import get  # noqa: E402
 from courtroom_chat.procedures.base import case_block  # noqa: E402
+from courtroom_chat.procedures.deliberation import ORDER_P  # noqa: E402
 from courtroom_chat.store import RunStore  # noqa: E402
 
 
@@ -52,6 +53,14 @@ def earlier_rows(out: Path | None, model: str, case: str, params: dict) -> list[
         return []
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [r for r in rows if r.get("model") == model and r.get("case") == case and r.get("params") == params]
+
+
+def order_line(order: dict | None) -> str:
+    """The trial's order check (``deliberation.order_check``) in a few words."""
+    if not order:
+        return "order: one order for all"
+    return (f"order: {order['followed']}/{order['voters']} {order['who']} chose the first-listed label, "
+            f"p = {order['p']:.3f}{' (order-driven)' if order['p'] < ORDER_P else ''}")
 
 
 def summary(name: str, rows: list[dict]) -> None:
@@ -71,6 +80,10 @@ def summary(name: str, rows: list[dict]) -> None:
           f"{statistics.median(r['wall'] / r['floor'] for r in done):.2f} | calls median "
           f"{statistics.median(r['calls'] for r in done):.0f} | tokens saved by stopping early "
           f"{sum(r['saved'] for r in done):,}")
+    checked = [r for r in done if r.get("order")]
+    if checked:
+        print(f"{name}: order-driven benches (p < {ORDER_P}) in {sum(r['order']['p'] < ORDER_P for r in checked)}"
+              f"/{len(checked)} trials")
 
 
 async def main() -> None:
@@ -131,7 +144,8 @@ async def main() -> None:
                    "decision": doc.get("decision"), "jury": (doc.get("jury") or {}).get("verdict"),
                    "agrees": bool((doc.get("jury") or {}).get("agrees")), "held": bool(flow.get("majority_held")),
                    "changed": flow.get("changed", 0), "toward": flow.get("toward", 0), "away": flow.get("away", 0),
-                   "saved": flow.get("tokens_saved", 0)}
+                   "saved": flow.get("tokens_saved", 0),
+                   "order": (record.outcome.data.get("order") if record.outcome else None)}
             rows.append(row)
             if args.out:
                 with args.out.open("a", encoding="utf-8") as out:
@@ -139,7 +153,7 @@ async def main() -> None:
                                           "params": params, **row}) + "\n")
             print(f"  trial {i}: {row['decision'] or record.status} {(doc.get('bench') or {}).get('split', '')} | jury "
                   f"{row['jury']} ({'agrees' if row['agrees'] else 'differs'}) | changed {row['changed']} "
-                  f"({row['toward']} toward, {row['away']} away) | facts verified "
+                  f"({row['toward']} toward, {row['away']} away) | {order_line(row['order'])} | facts verified "
                   f"{sum(f['verified'] for f in facts)}/{len(facts)} | calls {row['calls']} "
                   f"(repairs {sum(c.attempt == 2 for c in record.calls)}) | prompt {usage.prompt_tokens:,} tok "
                   f"({usage.cache_read_tokens:,} cached), generated {usage.output_tokens:,} | wall {wall:.0f} s, "
