@@ -25,16 +25,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from courtroom_chat.config import load_settings  # noqa: E402
-from courtroom_chat.kb import KnowledgeBase  # noqa: E402
+from courtroom_chat.kb import EXPANSIONS, KnowledgeBase  # noqa: E402
 
 QUESTIONS = ROOT / "bench" / "samvad" / "questions.jsonl"
 METHODS = ("embedding", "bm25", "hybrid")
 DEPTH = 20
 
 
-def score(kb: KnowledgeBase, questions: list[dict], method: str, k: int) -> dict:
-    return score_ranking(lambda q: [h.provision.key for h in kb.search(q["question"], k=DEPTH, method=method)],
-                         questions, k)
+def score(kb: KnowledgeBase, questions: list[dict], method: str, k: int, expand: str = "off") -> dict:
+    return score_ranking(lambda q: [h.provision.key for h in kb.search(q["question"], k=DEPTH, method=method,
+                                                                       expand=expand)], questions, k)
 
 
 def score_ranking(rank, questions: list[dict], k: int) -> dict:
@@ -92,27 +92,38 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="Write <out>.json and <out>.md")
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("--config", type=Path, default=None)
+    parser.add_argument("--questions", type=Path, nargs="+", default=[QUESTIONS],
+                        help="labelled question files (JSON lines: id, kind statute|plain, question, answers)")
+    parser.add_argument("--expand", nargs="+", choices=EXPANSIONS, default=["off"],
+                        help="query expansions to compare (kb.expand_query): off, lexical, both")
     args = parser.parse_args()
-    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [json.loads(line) for path in args.questions
+                 for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     kb = KnowledgeBase.from_settings(load_settings(args.config).kb)
     report = kb.build(progress=lambda d, n: print(f"embedded {d} of {n}", file=sys.stderr) if d == n or d % 1024 == 0 else None)
     results = {}
-    for method in METHODS:
-        started = time.perf_counter()
-        results[method] = score(kb, questions, method, args.k)
-        results[method]["seconds_per_query"] = round((time.perf_counter() - started) / len(questions), 4)
+    for expand in args.expand:
+        for method in METHODS:
+            name = method if expand == "off" else f"{method}, expand {expand}"
+            started = time.perf_counter()
+            results[name] = score(kb, questions, method, args.k, expand)
+            results[name]["seconds_per_query"] = round((time.perf_counter() - started) / len(questions), 4)
     k = args.k
+    last = "hybrid" if args.expand[-1] == "off" else f"hybrid, expand {args.expand[-1]}"
     lines = [f"# Knowledge-base retrieval: recall@{k} and MRR ({len(questions)} questions)", "",
-             f"Command: `uv run python bench/samvad_retrieval.py{' --out ' + str(args.out) if args.out else ''}`  ",
+             f"Command: `uv run python bench/samvad_retrieval.py {' '.join(sys.argv[1:])}`  ",
+             f"Questions: {', '.join(str(p.resolve().relative_to(ROOT) if p.resolve().is_relative_to(ROOT) else p) for p in args.questions)}  ",
              f"Index: {report.line()}  ",
              f"Machine: {platform.machine()}, {platform.python_version()}; embeddings all-MiniLM-L6-v2 int8 ONNX on the CPU",
              "", f"| method | half | n | recall@{k} | hit@{k} | MRR |", "|---|---|---|---|---|---|"]
-    for method in METHODS:
+    for name, result in results.items():
         for kind in ("statute", "plain", "all"):
-            s = results[method]["summary"][kind]
-            lines.append(f"| {method} | {kind} | {s['n']} | {s[f'recall@{k}']:.3f} | {s[f'hit@{k}']:.3f} | {s['mrr']:.3f} |")
-    lines += ["", "Misses of the hybrid search (answering sections not in its top 5):", ""]
-    for row in results["hybrid"]["rows"]:
+            if kind not in result["summary"]:
+                continue
+            s = result["summary"][kind]
+            lines.append(f"| {name} | {kind} | {s['n']} | {s[f'recall@{k}']:.3f} | {s[f'hit@{k}']:.3f} | {s['mrr']:.3f} |")
+    lines += ["", f"Misses of the {last} search (answering sections not in its top {k}):", ""]
+    for row in results[last]["rows"]:
         q = next(q for q in questions if q["id"] == row["id"])
         missing = sorted(set(q["answers"]) - set(row["top"]))
         if missing:

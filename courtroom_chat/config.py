@@ -142,6 +142,9 @@ class KBSettings(_Section):
     host: str = "127.0.0.1"  # the server store
     port: int = Field(8000, ge=1, le=65535)
     method: Literal["embedding", "bm25", "hybrid"] = "hybrid"
+    # add the statutes' terms for a query's everyday words (courtroom_chat/legal_terms.toml): off,
+    # to the lexical search, or to both searches
+    expand: Literal["off", "lexical", "both"] = "off"
     chunk_chars: int = Field(900, ge=200, le=4000)  # a chunk's text, its heading included
 
 

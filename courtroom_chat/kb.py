@@ -34,9 +34,11 @@ import json
 import os
 import re
 import time
+import tomllib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +74,8 @@ DENSE_CANDIDATES = 100  # chunks the store returns for the hybrid's dense half
 # raised to this power): a statute's wording is found lexically, a plain-language situation by
 # the embedding. Chosen on bench/samvad/questions.jsonl (the same set it is measured on).
 LEXICAL_TRUST = 3
+TERMS = Path(__file__).with_name("legal_terms.toml")  # everyday words -> the statutes' vocabulary
+EXPANSIONS = ("off", "lexical", "both")
 
 
 @dataclass(frozen=True)
@@ -378,12 +382,37 @@ def default_store_path() -> Path:
     return Path(user_cache_dir("courtroom-chat")) / "kb"
 
 
+@cache
+def legal_terms() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The thesaurus of ``legal_terms.toml``: (what triggers it, what the query gains)."""
+    def piece(word: str) -> str:
+        return re.escape(word[:-1]) + r"s?\b" if word.endswith("$") else re.escape(word) + r"[\w'-]*"
+
+    terms = []
+    for term in tomllib.loads(TERMS.read_text(encoding="utf-8"))["term"]:
+        phrases = [r"\b" + r"\W+".join(piece(w) for w in when.split()) for when in term["when"]]
+        terms.append((re.compile("|".join(phrases), re.IGNORECASE), term["adds"]))
+    return tuple(terms)
+
+
+def expand_query(query: str) -> str:
+    """``query`` with the statutory terms its everyday words call for appended, each once
+    ("someone took my phone" gains "theft: dishonestly takes movable property …"): a situation
+    told in plain words shares few words, and for MiniLM little meaning, with the section
+    that governs it."""
+    adds = [adds for pattern, adds in legal_terms() if pattern.search(query)]
+    return "\n".join([query, *adds])
+
+
 class KnowledgeBase:
     def __init__(self, folders: Sequence[Path], *, store: str = "embedded", path: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, method: str = "hybrid", chunk_chars: int = 900,
-                 embedder: Embedder | None = None):
+                 embedder: Embedder | None = None, expand: str = "off"):
         if method not in METHODS:
             raise ConfigError(f"unknown search method '{method}'; use one of {', '.join(METHODS)}")
+        if expand not in EXPANSIONS:
+            raise ConfigError(f"unknown query expansion '{expand}'; use one of {', '.join(EXPANSIONS)}")
+        self.expand = expand
         self.folders = [Path(f) for f in folders]
         self.store, self.path, self.host, self.port = store, path or default_store_path(), host, port
         self.method, self.chunk_chars = method, chunk_chars
@@ -401,7 +430,7 @@ class KnowledgeBase:
         if kb.user_corpus:
             folders.append(Path(kb.user_corpus).expanduser())
         return cls(folders, store=kb.store, path=Path(kb.path).expanduser() if kb.path else None, host=kb.host,
-                   port=kb.port, method=kb.method, chunk_chars=kb.chunk_chars, embedder=embedder)
+                   port=kb.port, method=kb.method, chunk_chars=kb.chunk_chars, embedder=embedder, expand=kb.expand)
 
     # ------------------------------------------------------------------ the corpus
 
@@ -527,26 +556,33 @@ class KnowledgeBase:
             self._bm25 = BM25([c.text for c in self.chunks])
         return self._bm25.scores(query)
 
-    def search(self, query: str, k: int = 5, method: str | None = None) -> list[KBHit]:
-        """The ``k`` provisions that best answer ``query``, best first, each at its best chunk."""
-        method = method or self.method
+    def search(self, query: str, k: int = 5, method: str | None = None, expand: str | None = None) -> list[KBHit]:
+        """The ``k`` provisions that best answer ``query``, best first, each at its best chunk.
+        ``expand`` (default: the knowledge base's): "lexical" adds the statutory terms the
+        query's everyday words call for (``expand_query``) to the BM25 query, "both" to the
+        embedded one too, "off" searches the words as given."""
+        method, expand = method or self.method, expand or self.expand
         if method not in METHODS:
             raise ConfigError(f"unknown search method '{method}'; use one of {', '.join(METHODS)}")
+        if expand not in EXPANSIONS:
+            raise ConfigError(f"unknown query expansion '{expand}'; use one of {', '.join(EXPANSIONS)}")
         if not query.strip() or k <= 0:
             return []
+        words = expand_query(query) if expand != "off" else query
+        meaning = words if expand == "both" else query
         chunks = self.chunks
         if method == "bm25":
-            scored = list(enumerate(self.lexical(query)))
+            scored = list(enumerate(self.lexical(words)))
         elif method == "embedding":
-            scored = self.dense(query, max(DENSE_CANDIDATES, k * 8))
+            scored = self.dense(meaning, max(DENSE_CANDIDATES, k * 8))
         else:
-            near = self.dense(query, DENSE_CANDIDATES)
+            near = self.dense(meaning, DENSE_CANDIDATES)
             floor = min((s for _, s in near), default=0.0)
             cosine = [floor] * len(chunks)
             for i, s in near:
                 cosine[i] = s
-            lexical = self.lexical(query)
-            weight = self._bm25.match(query) ** LEXICAL_TRUST if self._bm25 else 0.5
+            lexical = self.lexical(words)
+            weight = self._bm25.match(words) ** LEXICAL_TRUST if self._bm25 else 0.5
             scored = list(enumerate(fuse(cosine, lexical, weight)))
         scored.sort(key=lambda p: (-p[1], p[0]))
         hits: list[KBHit] = []

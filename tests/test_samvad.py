@@ -22,7 +22,7 @@ from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.case import load_case
 from courtroom_chat.config import Settings
 from courtroom_chat.engine import Trial
-from courtroom_chat.errors import CaseError, InputError
+from courtroom_chat.errors import CaseError, ConfigError, InputError
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.kb import KnowledgeBase, Provision, chunk, default_corpus, read_folder
 from courtroom_chat.procedures.samvad.cases import bench_case
@@ -625,6 +625,32 @@ def test_the_hybrid_leans_on_bm25_only_when_the_query_uses_the_statutes_words():
     assert bm.match("someone took my phone") < 0.3 and bm.match("zzz qqq") == 0.0
     assert fuse([1.0, 0.0], [0.0, 1.0]) == [0.5, 0.5]  # the classification retriever's mean, unchanged
     assert fuse([1.0, 0.0], [0.0, 1.0], weight=0.0) == [1.0, 0.0]
+
+
+def test_query_expansion_adds_the_statutes_words_for_everyday_ones():
+    from courtroom_chat.kb import expand_query
+
+    took = expand_query("Someone took my phone from the bench")
+    assert took.startswith("Someone took my phone from the bench\n") and "dishonestly takes movable property" in took
+    assert "dishonestly takes" in expand_query("My bicycle was STOLEN")  # a word start, any case
+    assert "in charge of a police station" in expand_query("the police would not take my FIR") and \
+        "police station" not in expand_query("they set a fire in the first house")  # "fir$": the whole word only
+    assert "marrying again" in expand_query("he married again while his first wife lived")  # a phrase
+    assert expand_query("zzz qqq") == "zzz qqq"  # nothing to add
+
+
+def test_search_with_expansion_finds_theft_for_a_plain_situation(tmp_path):
+    kb = KnowledgeBase([small_corpus(tmp_path / "corpus")], path=tmp_path / "store")
+    question = "someone pinched my wallet on the bus"
+    assert "IPC 378" not in [h.provision.key for h in kb.search(question, k=3, method="bm25")]
+    assert "IPC 378" in [h.provision.key for h in kb.search(question, k=3, method="bm25", expand="lexical")]
+    for expand in ("off", "lexical", "both"):
+        assert len(kb.search(question, k=3, expand=expand)) == 3
+    with pytest.raises(ConfigError, match="unknown query expansion 'sometimes'"):
+        kb.search(question, expand="sometimes")
+    with pytest.raises(ConfigError, match="unknown query expansion"):
+        KnowledgeBase([tmp_path / "corpus"], expand="always")
+    assert KnowledgeBase.from_settings(kb_settings(tmp_path, expand="both").kb).expand == "both"
 
 
 def test_the_evaluation_harness_scores_the_bench_and_counts_its_switches(tmp_path):
