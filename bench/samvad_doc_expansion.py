@@ -51,6 +51,15 @@ Describe, in plain everyday words a non-lawyer would use, one or two typical sit
 Reply with only JSON: {{"situations": "..."}}"""
 
 
+def reciprocal_rank(*rankings: list[str], c: int = 60) -> list[str]:
+    """Reciprocal rank fusion (Cormack et al. 2009): each key scores the sum of 1 / (c + rank)."""
+    score: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, 1):
+            score[key] = score.get(key, 0.0) + 1 / (c + rank)
+    return sorted(score, key=lambda key: -score[key])[:DEPTH]
+
+
 class Situations(BaseModel):
     situations: str = Field(min_length=5)
 
@@ -88,6 +97,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, required=True, help="a JSON file for the model's situations (resumable)")
     parser.add_argument("--out", type=Path, default=None, help="write <out>.json and <out>.md")
     parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("--questions", type=Path, nargs="+", default=[QUESTIONS],
+                        help="labelled question files, each scored on its own")
     args = parser.parse_args()
     import numpy as np
 
@@ -103,7 +114,8 @@ def main() -> None:
         kb.build()
         provisions = kb.provisions
         keys = {p.key for p in provisions}
-        questions = [q for q in (json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip())
+        questions = [{**q, "file": f.name} for f in args.questions
+                     for q in (json.loads(line) for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
                      if set(q["answers"]) <= keys]
         if not questions:
             sys.exit(f"no labelled question is answered by {args.source} alone")
@@ -125,10 +137,15 @@ def main() -> None:
         "dense, sections' text": {q["id"]: dense_ranking(provisions, vectors, owners, asked[n]) for n, q in enumerate(questions)},
         "dense, text + situations": {q["id"]: dense_ranking(provisions, both, both_owners, asked[n]) for n, q in enumerate(questions)},
     }
-    results = {name: score_ranking(lambda q, r=r: r[q["id"]], questions, args.k) for name, r in rankings.items()}
+    rankings["hybrid and text + situations, fused by rank"] = {
+        q["id"]: reciprocal_rank(hybrid[q["id"]], rankings["dense, text + situations"][q["id"]]) for q in questions}
+    files = list(dict.fromkeys(q["file"] for q in questions))
+    results = {f"{name} ({file})" if len(files) > 1 else name:
+               score_ranking(lambda q, r=r: r[q["id"]], [q for q in questions if q["file"] == file], args.k)
+               for file in files for name, r in rankings.items()}
     k = args.k
     lines = [f"# Document expansion on {args.source}: recall@{k} of the questions it answers alone", "",
-             f"Command: `python bench/samvad_doc_expansion.py --source {args.source} --model {args.model} --cache CACHE`  ",
+             f"Command: `python bench/samvad_doc_expansion.py {' '.join(sys.argv[1:])}`  ",
              f"Date: {time.strftime('%Y-%m-%d')}; {len(provisions)} sections, {len(plain)} with situations; "
              f"{sum(q['kind'] == 'plain' for q in questions)} plain-language and {sum(q['kind'] == 'statute' for q in questions)} "
              "statute-worded questions", ""] + ranking_table(results, k, "ranking")
