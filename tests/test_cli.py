@@ -307,3 +307,19 @@ def test_no_evidence_note_only_when_the_case_carries_none(runs_dir):
     dossier = invoke("run", CASES / "criminal-burglary.json", "--backend", "scripted")  # its evidence is in the case file
     assert dossier.exit_code == 0, dossier.output
     assert "no evidence attached" not in dossier.stderr
+
+
+@pytest.mark.parametrize(("procedure", "message"), [
+    ("criminal", "a criminal trial needs its case: a case file with the defendant, the indictment and the evidence"),
+    ("samvad", "the bench needs its case: a case file with the summary, charges and evidence"),
+    ("supreme", "the supreme court decides a case from its trial transcript: attach one (-c FILE)"),
+])
+def test_a_procedure_that_tries_a_case_refuses_a_bare_question_in_one_line(procedure, message, runs_dir):
+    """Without a case file or attached documents, the question alone would be tried as the
+    indictment, the charge or the transcript: one line saying what to give instead."""
+    result = CliRunner().invoke(app, ["run", "-p", procedure, "-q", "Is he guilty?", "-b", "scripted"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1  # no "argue the question alone"
+    assert not RunStore(runs_dir).list()  # nothing was tried or stored
+    ok = CliRunner().invoke(app, ["run", "-q", "Should I merge it?", "-b", "scripted"])  # the decision court may
+    assert ok.exit_code == 0 and "no evidence attached; the court will argue the question alone" in ok.output

@@ -680,3 +680,12 @@ def test_the_order_check_bench_reads_stored_trials_of_an_evaluation(tmp_path):
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and ("whitlock" in line or "nandakumar" in line)]
     assert len(rows) == 2 and all(" of 9 (" in r and " of 12 (" in r for r in rows)
     assert "benches' votes followed the order" in done.stdout
+
+
+def test_a_transcript_that_is_not_json_is_one_line_not_text_tried(tmp_path, runs_dir):
+    (tmp_path / "t.json").write_text('{"type": "criminal", "title": "x",', encoding="utf-8")
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"question": "Is the defendant guilty?", "procedure": "supreme", "context": ["t.json"]}))
+    result = CliRunner().invoke(app, ["run", str(case), "-b", "scripted"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "t.json: malformed JSON at line 1" in result.output and len(result.output.strip().splitlines()) == 1

@@ -189,9 +189,9 @@ def run(
     given = _case_inputs(inputs, case_type)
     if given:
         the_case = the_case.model_copy(update={"inputs": {**the_case.inputs, **given}})
+    trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run, mirror=mirror, fragility=fragility, seed=seed)
     if not the_case.context and not the_case.inputs:  # a case file may carry its evidence as inputs (a dossier)
         say("note: no evidence attached; the court will argue the question alone", "yellow")
-    trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run, mirror=mirror, fragility=fragility, seed=seed)
     progress = Progress(verbose, dry_run)
     try:
         record = asyncio.run(trial.run(progress))

@@ -87,6 +87,10 @@ def dossier(case: Case) -> Dossier:
             where = ".".join(str(p) for p in first["loc"]) or "inputs"
             raise CaseError(f"{case.source or 'case'}: criminal trial input '{where}': {first['msg']}; "
                             "give defendant and indictment as text, the evidence and debate_focus as lists of text") from None
+    if not case.context:  # the question alone would be tried as the indictment, with no evidence
+        raise CaseError("a criminal trial needs its case: a case file with the defendant, the indictment and the "
+                        "evidence (cases/criminal-burglary.json shows the fields), or the case documents attached to "
+                        "the question (-c FILE)")
     zh = not latin_script(case.question)
     documents = [f"{d.name}" + (f"：{_head(d.text)}" if zh else f": {_head(d.text)}") for d in case.context]
     return Dossier(

@@ -73,6 +73,10 @@ def bench_case(case: Case) -> BenchCase:
     if any(k in case.inputs for k in FIELDS):
         return validated({"case_id": case.inputs.get("case_id") or Path(case.source or "case").stem,
                           **{k: v for k, v in case.inputs.items() if k != "case_id"}}, case.source or "case")
+    if not case.context:  # the question alone would be tried as the charge, with no evidence
+        raise CaseError("the bench needs its case: a case file with the summary, charges and evidence "
+                        "(cases/samvad-theft.json shows the fields), or the case documents attached to the question "
+                        "(-c FILE)")
     evidence = [f"{d.name}: {' '.join(d.text.split())[:240]}" for d in case.context]
     return BenchCase(case_id=Path(case.source or "case").stem, summary=case.question, charges=[case.question],
                      prosecution_evidence=evidence, keywords=key_terms(case.question))

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ...backends.base import ModelRequest
 from ...case import Case
 from ...court import Agent, Court
-from ...errors import BackendError, RoleOutputError
+from ...errors import BackendError, CaseError, RoleOutputError
 from ...evidence import EvidenceIndex, quote_choices
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
@@ -135,6 +135,9 @@ class SupremeCourt(Procedure):
         return transcript.read(case)[0]
 
     def check_case(self, case: Case) -> None:
+        if not case.context:
+            raise CaseError("the supreme court decides a case from its trial transcript: attach one (-c FILE), as JSON "
+                            "shaped like cases/burglary/transcript.json or as plain text with --type criminal or civil")
         transcript.case_type(case, "civil")  # an unknown --type fails before the trial
 
     def standard(self, court: Court) -> Standard:

@@ -137,13 +137,16 @@ def _raise(name: str, problem: str, hint: str) -> Transcript:
 
 
 def is_transcript(doc: Document) -> dict[str, Any] | None:
-    """The JSON object of a document that is a transcript, else None."""
+    """The JSON object of a document that is a transcript, else None. A .json file that does not
+    parse is a transcript gone wrong more often than evidence, so it is one line, not text tried."""
     if doc.kind != "json" and not doc.name.lower().endswith(".json"):
         return None
     try:
         data = json.loads(doc.text)
-    except json.JSONDecodeError:
-        return None
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"{doc.name}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}; fix it "
+                        "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
+                        "with --type criminal or civil") from None
     return data if isinstance(data, dict) and MARKS & set(data) else None
 
 
