@@ -323,3 +323,20 @@ def test_a_procedure_that_tries_a_case_refuses_a_bare_question_in_one_line(proce
     assert not RunStore(runs_dir).list()  # nothing was tried or stored
     ok = CliRunner().invoke(app, ["run", "-q", "Should I merge it?", "-b", "scripted"])  # the decision court may
     assert ok.exit_code == 0 and "no evidence attached; the court will argue the question alone" in ok.output
+
+
+def test_a_mistyped_option_or_missing_argument_is_one_line_through_the_command():
+    """The `courtroom` command (main) turns click's usage block into the one-line error every
+    other mistake gets, naming the help to read; a bare `courtroom` still shows its help."""
+    def courtroom(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "from courtroom_chat.frontends.cli import main; main()", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    typo = courtroom("feedback", "some-run", "--outcome", "yes")
+    assert typo.returncode == 2 and typo.stdout == ""
+    assert typo.stderr.strip() == ("error: No such option: --outcome (Possible options: --comment); "
+                                   "see `courtroom feedback --help`")
+    missing = courtroom("show")
+    assert missing.returncode == 2 and missing.stderr.strip() == "error: Missing argument 'run_id'; see `courtroom show --help`"
+    bare = courtroom()
+    assert bare.returncode == 2 and "Usage: courtroom" in bare.stdout + bare.stderr and "Traceback" not in bare.stderr

@@ -529,7 +529,28 @@ def config_path() -> None:
 
 
 def main() -> None:
-    app()
+    """The ``courtroom`` command. A mistyped option or a missing argument is one line too, like
+    every other error, instead of click's usage block."""
+    try:  # typer carries its own copy of click
+        from typer._click import exceptions as clicks
+    except ImportError:  # pragma: no cover - an older typer, on click itself
+        from click import exceptions as clicks  # type: ignore[no-redef]
+
+    try:
+        code = app(standalone_mode=False, prog_name="courtroom")
+    except clicks.NoArgsIsHelpError as exc:  # `courtroom` or a group alone: its help
+        exc.show()
+        sys.exit(exc.exit_code)
+    except clicks.UsageError as exc:
+        where = f"; see `{exc.ctx.command_path} --help`" if exc.ctx else ""
+        message = exc.format_message().rstrip(".")
+        try:
+            fail(f"{message}{where}", exc.exit_code)
+        except typer.Exit as done:
+            sys.exit(done.exit_code)
+    except typer.Abort:  # Ctrl-C at a prompt
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
