@@ -12,7 +12,11 @@ baselines make (figures only; each variant differs from "court" in one thing):
   that opinion's analysis and says which verdict it supports (does the 1.5B's analysis follow the
   evidence where its verdict does not?);
 - ``blind``: the same justice asked for its key facts and analysis only, no verdict or confidence
-  (the two verdicts are named only in the burden paragraph), its vote the reading of that analysis.
+  (the two verdicts are named only in the burden paragraph), its vote the reading of that analysis;
+- ``findings``: the same justice, its analysis replaced by a finding on each element the party
+  with the burden must prove ("proved" / "not proved", with the witness or exhibit it rests on),
+  and the verdict bound to them (the samvad adjudicators' design); scored both as written and as
+  its findings decide (every element proved: guilty / liable), the latter as ``findings+rule``.
 
     python bench/supreme_probe.py bench/supreme/clear.jsonl --items nandakumar-burglary whitlock-theft \
         --backend local:qwen2.5-coder-1.5b
@@ -42,11 +46,19 @@ from courtroom_chat.procedures.supreme.transcript import case_type  # noqa: E402
 from courtroom_chat.procedures.supreme.wire import JurorReply  # noqa: E402
 from courtroom_chat.replies import refine_schema  # noqa: E402
 
-VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain", "justice", "blind")
+VARIANTS = ("court", "yesno", "no-burden", "no-first", "plain", "justice", "blind", "findings")
 READ = ("justice", "blind")  # variants whose analysis is read back
-def justice_request(case, procedure, temperature: float, k: int, blind: bool = False) -> tuple[ModelRequest, dict[str, str], list[str]]:
+SEATED = ("justice", "blind", "findings")  # a justice's round-1 opinion, seats 1, 5, 9 and both orders
+FINDINGS_LINE = ('- "elements": each element {party} must prove, in order, one object each: "element" (what must be '
+                 'proved, in a short sentence), "evidence" (the witness or exhibit that bears on it), "finding" '
+                 '("proved" or "not proved", under the burden above).')
+FINDINGS_VERDICT = '- "verdict": exactly "{first}" or "{second}": "{yes}" only if every element is "proved"; if any is "not proved", "{no}".'
+
+def justice_request(case, procedure, temperature: float, k: int, blind: bool = False,
+                    findings: bool = False) -> tuple[ModelRequest, dict[str, str], list[str]]:
     """Justice seat 1, 5 or 9 (by ``k``), round 1, the verdicts in one order (even ``k``) or the other;
-    ``blind``: no verdict or confidence asked (the order is then the reading's only)."""
+    ``blind``: no verdict or confidence asked (the order is then the reading's only); ``findings``:
+    a finding on each element instead of the analysis, the verdict bound to them."""
     from courtroom_chat.procedures.supreme import Parameters
     from courtroom_chat.procedures.supreme.wire import OpinionReply
     standard = STANDARDS[case_type(case, "civil")[0]]
@@ -58,6 +70,24 @@ def justice_request(case, procedure, temperature: float, k: int, blind: bool = F
                               claim="charge" if standard.type == "criminal" else "claim", seat=seat,
                               size=params.justices, philosophy=procedure.philosophy(params.seat(seat)[0])).lstrip()
     schema = procedure.opinion_schema(order, OpinionReply)
+    if findings:
+        lines = []
+        for line in prompt.splitlines():
+            if line.startswith('- "evidence_analysis":'):
+                line = FINDINGS_LINE.format(party=standard.party)
+            elif line.startswith('- "verdict":'):
+                line = FINDINGS_VERDICT.format(first=order[0], second=order[1], yes=standard.yes, no=standard.no)
+            lines.append(line)
+        prompt = "\n".join(lines)
+        properties = schema["properties"]
+        element = {"type": "object", "properties": {"element": {"type": "string", "maxLength": 200},
+                                                    "evidence": {"type": "string", "maxLength": 200},
+                                                    "finding": {"type": "string", "enum": ["proved", "not proved"]}},
+                   "required": ["element", "evidence", "finding"], "additionalProperties": False}
+        schema["properties"] = {"key_facts": properties["key_facts"],
+                                "elements": {"type": "array", "items": element, "minItems": 1, "maxItems": 5},
+                                "verdict": properties["verdict"], "confidence": properties["confidence"]}
+        schema["required"] = ["key_facts", "elements", "verdict", "confidence"]
     if blind:
         prompt = "\n".join(line for line in prompt.splitlines()
                            if not line.startswith(('- "verdict":', '- "confidence":')))
@@ -127,9 +157,10 @@ async def main() -> None:
         for item in items:
             case = procedure.prepare(item.case)
             for variant in args.variants:
-                for k, t in enumerate(args.temperatures * (2 if variant in READ else 1)):
-                    if variant in READ:
-                        req, mapping, order = justice_request(case, procedure, t, k, blind=variant == "blind")
+                for k, t in enumerate(args.temperatures * (2 if variant in SEATED else 1)):
+                    if variant in SEATED:
+                        req, mapping, order = justice_request(case, procedure, t, k, blind=variant == "blind",
+                                                              findings=variant == "findings")
                     else:
                         req, mapping = request(variant, case, procedure, t)
                     started = time.perf_counter()
@@ -143,6 +174,11 @@ async def main() -> None:
                     tally[(variant, item.gold, answer)] += 1
                     line = {"item": item.id, "gold": item.gold, "variant": variant, "temperature": t, "said": said,
                             "answer": answer, "seconds": round(time.perf_counter() - started, 1), "reply": data}
+                    if variant == "findings":
+                        line["order"] = order
+                        found = [e.get("finding") for e in data.get("elements", []) if isinstance(e, dict)]
+                        line["rule"] = ("yes" if found and all(f == "proved" for f in found) else "no") if found else None
+                        tally[("findings+rule", item.gold, line["rule"])] += 1
                     if variant in READ:
                         line["order"] = order
                         reread = await backend.complete(reread_request(case, procedure, data.get("evidence_analysis", ""), order))
@@ -161,7 +197,8 @@ async def main() -> None:
             out.close()
         await pool.aclose()
     print("\nvariant      gold  follows evidence")
-    for variant in [*args.variants, *(f"{v}+reread" for v in args.variants if v in READ)]:
+    extra = [f"{v}+reread" for v in args.variants if v in READ] + (["findings+rule"] if "findings" in args.variants else [])
+    for variant in [*args.variants, *extra]:
         for gold in ("yes", "no"):
             n = sum(v for (va, g, _), v in tally.items() if va == variant and g == gold)
             right = tally[(variant, gold, gold)]
