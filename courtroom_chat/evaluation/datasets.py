@@ -46,6 +46,9 @@ class Dataset:
     description = ""
     labels: tuple[str, ...] = (YES, NO)
     positive: str | None = YES  # the label whose predicted rate is compared with its true rate
+    # What its items are answered with, when not read from the labels and answer format: a text
+    # labelled "yes" / "no" for a classifier (BoolQ) is "labels", not a yes/no decision to try.
+    answered_with: str | None = None
 
     def items(self) -> list[Item]:
         raise NotImplementedError

@@ -67,6 +67,30 @@ def _methods(procedure: str | None, baselines: Sequence[str], order_control: boo
     return procedure, methods
 
 
+def answers(source: datasets.Dataset) -> str:
+    """What a dataset's items are answered with: "judgment", "yes/no" or "labels"."""
+    if source.answered_with:
+        return source.answered_with
+    return "judgment" if source.answer_format() is not None else "yes/no" if source.yes_no else "labels"
+
+
+def fits(procedure: str, source: datasets.Dataset) -> None:
+    """A procedure is scored only on answers of a kind its verdicts have (``Procedure.scored_on``):
+    a criminal judgment against an ADR decision's yes/no, or a decision court's yes/no against a
+    sentence, would score without meaning anything."""
+    from ..procedures import available, get
+
+    kind = answers(source)
+    if kind in get(procedure).scored_on:
+        return
+    shown = {"judgment": "judgments (charges and sentences)", "yes/no": "yes/no answers",
+             "labels": f"labels ({', '.join(source.labels)})"}
+    others = [info.name for info in available() if kind in get(info.name).scored_on]
+    raise InputError(f"--procedure {procedure} is scored on {' or '.join(shown.get(k, k) for k in get(procedure).scored_on)}, "
+                     f"and dataset {source.name} has {shown[kind]}; evaluate it with "
+                     f"{' or '.join(f'--procedure {o}' for o in others) or 'the baselines alone (--procedure none)'}")
+
+
 def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequence[str] = ("single",),
          limit: int | None = None, seed: int = 0, mirror: bool = False, batch: bool = False, workers: int = 1,
          retry_failed: bool = False, fragility: bool = False, order_control: bool = False,
@@ -80,6 +104,8 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     if fragility and not procedure:
         raise InputError("--fragility decides court trials again without their most-cited evidence; give a --procedure")
     source = datasets.resolve(dataset, seed=seed, limits=settings.limits)
+    if procedure:
+        fits(procedure, source)
     items = source.items()[:limit] if limit else source.items()
     if mirror and not source.yes_no:
         raise InputError(f"--mirror negates yes/no questions; dataset {source.name} has labels {', '.join(source.labels)}")

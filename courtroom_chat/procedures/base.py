@@ -89,6 +89,10 @@ class Procedure:
     # The same parameters set so each agent reads its own seeded order: the control's other arm
     # when the procedure is configured to read in one order.
     shuffled_order: ClassVar[dict[str, Any]] = {}
+    # The answers an evaluation can score this procedure's verdicts against: "yes/no" (the
+    # outcome's polarity), "labels" (its label among a dataset's own) or "judgment" (charges and
+    # a sentence). `courtroom eval` refuses a dataset of another kind in one line.
+    scored_on: ClassVar[tuple[str, ...]] = ("yes/no",)
 
     def arms(self, params: BaseModel) -> tuple[str, ...]:
         """Decisions a trial under ``params`` makes beside its verdict, each an evaluation method of

@@ -144,3 +144,25 @@ def test_the_supreme_courts_order_control_runs_it_again_with_the_verdicts_in_one
     assert court.settings["procedures"]["supreme"]["shuffle_labels"] is True
     assert len({tuple(o["labels"]) for o in court.outputs["orders"].values()}) == 2
     assert fixed.settings["procedures"]["supreme"]["shuffle_labels"] is False and "orders" not in fixed.outputs
+
+
+@pytest.mark.parametrize(("dataset", "procedure", "message"), [
+    ("adr", "criminal", "--procedure criminal is scored on judgments (charges and sentences), and dataset adr has "
+                        "yes/no answers; evaluate it with --procedure decision or --procedure classification"),
+    ("simcourt_ljp", "decision", "dataset simcourt_ljp has judgments (charges and sentences); evaluate it with "
+                                 "--procedure criminal"),
+    ("rte", "supreme", "dataset rte has labels (entailment, not entailment); evaluate it with --procedure classification"),
+    ("boolq", "decision", "dataset boolq has labels (yes, no); evaluate it with --procedure classification"),
+])
+def test_a_procedure_is_not_scored_on_answers_its_verdicts_do_not_have(dataset, procedure, message, tmp_path):
+    """A criminal judgment scored against an ADR decision's yes/no (or a yes/no against a sentence)
+    would print an accuracy that means nothing: refused in one line before anything runs."""
+    from typer.testing import CliRunner
+
+    from courtroom_chat.frontends.cli import app
+
+    result = CliRunner().invoke(app, ["eval", dataset, "--procedure", procedure, "--limit", "1", "-b", "scripted",
+                                      "--runs-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "evals").exists()

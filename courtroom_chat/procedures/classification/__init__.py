@@ -82,6 +82,7 @@ class ClassificationCourt(Procedure):
     name = "classification"
     fixed_order = {"shuffle_labels": False}
     shuffled_order = {"shuffle_labels": True}
+    scored_on = ("yes/no", "labels")  # a yes/no question with no labels is classified yes / no
     title = "Classification court"
     description = ("A hearing proposes the two likeliest labels; a prosecutor and an attorney, sides drawn at random, "
                    "argue them from the text with verified quotes; judges decide in parallel or in sequence.")

@@ -41,6 +41,7 @@ class LabelledTexts(Dataset):
 
     folder = ""
     question = ""
+    answered_with = "labels"  # texts to classify, even where the labels are yes / no (BoolQ)
     glosses: dict[str, str] = {}  # a label's one-line reason, for precedents whose data give none
     sample = SAMPLE
     pool_rows = POOL

@@ -56,6 +56,7 @@ class Parameters(BaseModel):
 class CriminalTrial(Procedure):
     name = "criminal"
     title = "Criminal trial"
+    scored_on = ("judgment",)  # its verdict is a charge and a sentence, scored against real judgments
     description = ("A criminal trial in five stages with the stenographer's record, ending in a written judgment: "
                    "charge, prison term, fine and probation.")
     stages = (("preparation", "Trial preparation"), ("investigation", "Court investigation"),
