@@ -6,7 +6,8 @@ retrieval-grounded bench both use them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from math import comb
 from string import ascii_uppercase
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,42 @@ def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int 
     court.rng(agent, "labels").shuffle(head)
     court.record.outputs.setdefault("orders", {}).setdefault(agent, {"labels": head + tail})
     return head + tail
+
+
+STOPWORDS = set(
+    "the a an and or of to in on for is are was were be been it this that with as at by from we i you "
+    "they not no yes should would could will can do does did now our your their its has have had but if "
+    "so than then there these those which who what when why how all any more most very just".split()
+)
+
+
+def key_terms(text: str) -> set[str]:
+    """Content words, cut to their first four letters so 'merge' meets 'merged' and 'merging'."""
+    return {w[:4] for w in re.findall(r"[a-z][a-z0-9]{3,}", text.lower()) if w not in STOPWORDS}
+
+
+def cited_most(candidates: dict[Any, str], majority: Sequence[str], everyone: Sequence[str],
+               named: Callable[[str], set[Any]] = lambda text: set()) -> Any:
+    """Which evidence carried the verdict, for a fragility check: the candidate (key: its text)
+    the majority's reasons cite most; everyone's reasons break ties and stand in when the
+    majority cites none; the first candidate when nobody cites any. A reason cites a candidate
+    by name (``named``: the keys a text names, "exhibit 2") or by stating its fact: at least half
+    the candidate's key terms, and two or more, among the reason's."""
+    words = {key: key_terms(text) for key, text in candidates.items()}
+
+    def counts(texts: Sequence[str]) -> dict[Any, int]:
+        out = dict.fromkeys(candidates, 0)
+        for text in texts:
+            said = key_terms(text)
+            cited = {key for key in named(text) if key in out}
+            cited.update(key for key, w in words.items() if w and len(w & said) >= max(2, len(w) / 2))
+            for key in cited:
+                out[key] += 1
+        return out
+
+    most, all_ = counts(majority), counts(everyone)
+    order = list(candidates)
+    return max(order, key=lambda key: (most[key], all_[key], -order.index(key)))
 
 
 ORDER_P = 0.05  # below it, votes that follow each member's own order of the labels are not put down to chance

@@ -288,3 +288,38 @@ async def test_shuffled_labels_give_each_judge_its_own_order_in_prompt_and_schem
     assert order["who"] == "judges" and order["voters"] == 5 == len(labels)
     assert order["followed"] == sum(orders[a][0] == v for a, v in labels.items())
     assert "order" not in plain.outcome.data
+
+
+async def test_fragility_withholds_the_passage_the_majority_relied_on_and_decides_again():
+    """The winning counsel's verified passage that the majority's reasons state most is withheld
+    from the text and struck from its argument; the bench sits again (its own mode only)."""
+    quotes = ["I waited two hours and nobody called back.", "I am furious about how they treated us."]
+    relied = {"reasoning": "The writer is furious about how they were treated.", "label": "anger", "confidence": 0.8}
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "prosecutor": {"argument": "The text says so plainly.", "quotes": quotes},
+              "attorney": {"argument": "The text says so plainly.", "quotes": quotes},
+              "judge-1": [relied, judge("sadness")], "judge-2": [relied, judge("sadness")],
+              "judge-3": [judge("sadness"), judge("sadness")]}
+    backend = ScriptedBackend(script=script)
+    s = settings(judges=3, mode="parallel", compare_modes=True)
+    record = await Trial(case(), s, store=None, fragility=True, backends={"scripted": backend}).run()
+    assert record.outcome.label == "anger"
+    found = record.outcome.data["fragility"]
+    side = record.outputs["decision"]["side"]
+    assert found["held"] is False and found["split"] == "0–3"
+    assert found["removed"] == f'the {side}\'s passage "{quotes[1]}"'
+    assert found["summary"].startswith(f'the verdict rests on the {side}\'s passage "{quotes[1]}"')
+    again = [r for r in backend.calls if r.role == "judge"][5:]  # after the bench and the other way's two
+    assert len(again) == 3 and all(r.agent in ("judge-1", "judge-2", "judge-3") for r in again)
+    assert all(quotes[1] not in r.user_text() and "[passage withheld]" in r.user_text() for r in again)
+    assert all(quotes[0] in r.user_text() for r in again)  # the other passage stays
+    assert sum(c.stage.startswith("fragility:") for c in record.calls) == 3
+
+
+async def test_fragility_without_a_verified_passage_is_not_run():
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "prosecutor": {"argument": "It is plain.", "quotes": []}, "attorney": {"argument": "It is plain.", "quotes": []}}
+    record = await Trial(case(), settings(judges=1), store=None, fragility=True,
+                         backends={"scripted": ScriptedBackend(script=script)}).run()
+    found = record.outcome.data["fragility"]
+    assert found["held"] is None and found["summary"].startswith("not run: the ")

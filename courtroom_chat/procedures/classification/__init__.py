@@ -13,6 +13,7 @@ evaluation datasets in ``datasets``, its prompts in ``courtroom_chat/prompts/cla
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -27,10 +28,11 @@ from ...records import Confidence, Outcome
 from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
 from ..decision.rules import quote_problems
+from ..deliberation import cited_most
 from . import datasets
 from . import labels as case_labels
 from .demo import demo_reply
-from .precedents import precedents, precedents_text
+from .precedents import precedents, precedents_text, shorten
 from .wire import ArgumentReply, HearingReply, JudgeReply, match_label
 
 SIDES = ("prosecutor", "attorney")
@@ -285,7 +287,7 @@ class ClassificationCourt(Procedure):
         )
 
     async def judge(self, court: Court, first: str, second: str, sides: dict[str, str],
-                    arguments: dict[str, dict[str, Any]], ambiguous: bool | None) -> None:
+                    arguments: dict[str, dict[str, Any]], ambiguous: bool | None, *, compare: bool = True) -> None:
         p = court.params
         text = case_labels.case_text(court.case)
         hits = precedents(text, court.case.inputs.get("pool") or p.precedent_pool, k=p.precedents,
@@ -347,7 +349,7 @@ class ClassificationCourt(Procedure):
                                detail=f'"{hit.example.text[:300]}"' + (f"\n\n{hit.example.reason}" if hit.example.reason else ""),
                                line=f"precedent {hit.rank}: {hit.example.label} (score {hit.score:.2f})")
             await bench(p.mode, 1, decisions)
-            if p.compare_modes:
+            if p.compare_modes and compare:
                 # the other way shares the hearing, the arguments and judge 1 (whose prompt is the same
                 # either way); with one judge the two ways are the same
                 mode = self.other_mode(p)
@@ -418,6 +420,46 @@ class ClassificationCourt(Procedure):
                   "sides": sides, "mode": p.mode, "ambiguous": ambiguous, **({"arms": arms} if arms else {}),
                   **deliberation.order_data(court, {d["agent"]: d["label"] for d in ordered}, [first, second], "judges")},
         ))
+
+    # ---------------------------------------------------------------- how far the verdict holds
+
+    async def fragility(self, court: Court) -> dict[str, Any] | None:
+        """Decide again without the passage that carried the verdict: of the verified passages the
+        winning counsel quoted, the one the majority's reasons state most (``cited_most``),
+        withheld from the text and struck from the arguments that quoted it. The hearing, the
+        sides and the rest of the arguments stay; the bench sits again in its own mode."""
+        out = court.record.outputs
+        decision, hearing, drawn = out.get("decision"), out.get("hearing"), out.get("sides")
+        if not (decision and hearing and drawn and all(s in out for s in SIDES)):
+            return None
+        label, side = decision["label"], decision["side"]
+        quotes = [q["quote"] for q in out[side].get("quotes", []) if q.get("verified")]
+        if not quotes:
+            return {"held": None, "removed": "", "summary": f"not run: the {side} quoted no verified passage of the "
+                                                           "text, so none can be withheld"}
+        bench = [out[k] for k in sorted(out, key=lambda k: (len(k), k)) if re.fullmatch(r"judge-\d+", k)]
+        quote = cited_most(dict(enumerate(quotes)), [j["reasoning"] for j in bench if j["label"] == label],
+                           [j["reasoning"] for j in bench]) if len(quotes) > 1 else 0
+        passage = quotes[quote]
+        shadow = court.shadow("fragility")
+        if not shadow.withhold(passage, "[passage withheld]"):
+            court.warn("fragility", "fragility_passage", f"the {side}'s passage was not found in the text as the "
+                       "judges read it, so the second bench still read it", stage="judgment")
+        arguments = {s: {**out[s], "quotes": [q for q in out[s].get("quotes", []) if q["quote"] != passage]}
+                     for s in SIDES}  # struck wherever it was quoted, as it is from the text
+        await self.judge(shadow, hearing["first"], hearing["second"], {s: drawn[s] for s in SIDES}, arguments,
+                         None, compare=False)
+        court.absorb(shadow)
+        again = shadow.record.outputs["decision"]
+        held = again["label"] == label
+        split = f"{again['votes'][hearing['first']]}–{again['votes'][hearing['second']]}"
+        short = shorten(passage, 80)
+        summary = f'without the {side}\'s passage "{short}", the judges decide {again["label"]} ({split})'
+        if not held:
+            summary = f'the verdict rests on the {side}\'s passage "{short}": {summary}'
+        return {"held": held, "removed": f'the {side}\'s passage "{short}"', "split": split,
+                "answer": f"Label: {again['label']}", "way": "the same way" if held else "the other way",
+                "summary": summary}
 
     # ---------------------------------------------------------------- helpers and the dry run
 

@@ -25,8 +25,9 @@ from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern
+from ..deliberation import key_terms
 from . import present
-from .answer import POLARITY, confidences, evidence_confidence, key_terms, most_cited, vote_share
+from .answer import POLARITY, confidences, evidence_confidence, most_cited, vote_share
 from .briefs import (
     LABEL_MEANINGS,
     PLACEHOLDER,

@@ -9,18 +9,8 @@ import re
 from typing import Any
 
 from ...records import Confidence
-from .records import Defense, Juror, Jury, Prosecution, Verdict
-
-STOPWORDS = set(
-    "the a an and or of to in on for is are was were be been it this that with as at by from we i you "
-    "they not no yes should would could will can do does did now our your their its has have had but if "
-    "so than then there these those which who what when why how all any more most very just".split()
-)
-
-
-def key_terms(text: str) -> set[str]:
-    """Content words, cut to their first four letters so 'merge' meets 'merged' and 'merging'."""
-    return {w[:4] for w in re.findall(r"[a-z][a-z0-9]{3,}", text.lower()) if w not in STOPWORDS}
+from ..deliberation import cited_most
+from .records import Defense, Jury, Prosecution, Verdict
 
 
 def vote_share(decision: str, jury: Jury) -> tuple[float, str]:
@@ -113,21 +103,11 @@ def most_cited(jury: Jury, decision: str, numbers: list[int], quotes: dict[int, 
     by naming its fact: at least half the quote's key terms (and two or more) in its reasoning.
     Jurors who read the evidence without the exhibit list name facts, not numbers."""
     vote = {"guilty": "guilty", "not_guilty": "not_guilty"}.get(decision)
-    words = {n: key_terms(q) for n, q in (quotes or {}).items() if n in numbers}
 
-    def counts(jurors: list[Juror]) -> dict[int, int]:
-        out = dict.fromkeys(numbers, 0)
-        for j in jurors:
-            cited: set[int] = set()
-            for group in re.findall(r"(?i)exhibits?\s*#?\s*(\d+(?:\s*(?:,|and|&)\s*#?\d+)*)", j.reasoning):
-                cited.update(int(n) for n in re.findall(r"\d+", group) if int(n) in out)
-            said = key_terms(j.reasoning)
-            cited.update(n for n, w in words.items() if w and len(w & said) >= max(2, len(w) / 2))
-            for n in cited:
-                out[n] += 1
-        return out
+    def named(text: str) -> set[int]:
+        return {int(n) for group in re.findall(r"(?i)exhibits?\s*#?\s*(\d+(?:\s*(?:,|and|&)\s*#?\d+)*)", text)
+                for n in re.findall(r"\d+", group)}
 
     voted = [j for j in jury.jurors if j.status == "voted"]
-    majority = counts([j for j in voted if j.vote == vote])
-    everyone = counts(voted)
-    return max(numbers, key=lambda n: (majority[n], everyone[n], -n))
+    return cited_most({n: (quotes or {}).get(n, "") for n in numbers}, [j.reasoning for j in voted if j.vote == vote],
+                      [j.reasoning for j in voted], named)

@@ -9,7 +9,7 @@ from typing import Any
 from ...evidence import EvidenceIndex
 from ...replies import unfinished_problems
 from ..base import Problem, words
-from .answer import key_terms
+from ..deliberation import key_terms
 from .records import Exhibit, Jury
 from .wire import DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
