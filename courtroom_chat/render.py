@@ -118,7 +118,7 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     weak = []
     if cast > 1 and margin <= 1:  # one voter is no split
         weak.append("split vote")
-    if fragility and not fragility.get("held"):
+    if fragility and fragility.get("held") is False:  # not run (None) says nothing either way
         weak.append(f"the verdict rests on {fragility.get('removed', 'one piece of evidence')}")
     if mirror and mirror.get("kind") != "agree":
         weak.append("the answer did not survive turning the question around")
@@ -135,7 +135,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     elif no_evidence:
         sentence = "Decided on argument alone, with no verified evidence: check the facts yourself."
     else:
-        unchecked = [name for name, ran in (("mirror", mirror), ("fragility", fragility)) if not ran]
+        tested = fragility and fragility.get("held") is not None  # "not run: no exhibit admitted" tested nothing
+        unchecked = [name for name, ran in (("mirror", mirror), ("fragility", tested)) if not ran]
         base = "Unanimous" if cast and margin == cast else "A clear majority" if cast else "Decided"
         sentence = f"{base} on verified evidence"
         sentence += (f"; the {' and '.join(unchecked)} check{'s were' if len(unchecked) > 1 else ' was'} not run"

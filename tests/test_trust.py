@@ -283,6 +283,11 @@ def test_how_sure_claims_no_more_than_was_measured():
     checked = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
                                 "fragility": {"held": True, "summary": "s"}}}
     assert "held under the mirror and fragility checks" in how_sure(checked)[-1]
+    not_run = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
+                                "fragility": {"held": None, "removed": "", "summary": "not run: no exhibit was admitted"}}}
+    assert "Fragility: not run: no exhibit was admitted" in how_sure(not_run)
+    assert how_sure(not_run)[-1] == ("**Unanimous on verified evidence; the fragility check was not run. "
+                                     "A structured argument, not proof.**")  # not "rests on", not "held"
 
 
 def test_a_streaming_reply_reads_as_fields_not_raw_json():
