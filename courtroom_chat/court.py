@@ -274,10 +274,11 @@ class Court:
         self.record.outcome = outcome
         self.emit(OutcomeReached(outcome=outcome.model_dump(mode="json")))
 
-    def shadow(self, label: str) -> Court:
-        """A court over a copy of this case that shows nothing: for deciding again on changed
-        evidence (a fragility check). Its calls are added to this record by ``absorb``."""
-        shadow = RunRecord(run_id=f"{self.record.run_id}-{label}", case=self.case, seed=self.record.seed,
+    def shadow(self, label: str, case: Case | None = None) -> Court:
+        """A court over a copy of this case (or ``case``, the case with evidence changed) that
+        shows nothing: for deciding again on changed evidence (a fragility check). Its calls are
+        added to this record by ``absorb``."""
+        shadow = RunRecord(run_id=f"{self.record.run_id}-{label}", case=case or self.case, seed=self.record.seed,
                            procedure=self.record.procedure)
         court = Court(shadow, self.settings, self.pool, lambda event: None, self.procedure)
         court.set_flags(self.flags)  # the model's second opinion included, not asked for again

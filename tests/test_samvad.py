@@ -742,3 +742,44 @@ async def test_shuffled_leanings_give_each_adjudicator_its_own_order_with_undeci
     assert order["who"] == "adjudicators" and order["voters"] == len(voted) and order["chance"] == 0.5
     assert order["followed"] == sum(orders[a.split("@")[0]][0] == v for a, v in voted.items())
     assert "order" not in plain.outcome.data
+
+
+def cites(leaning: str, item: str) -> dict:
+    """A statement whose findings rest on evidence item ``item``."""
+    out = statement(leaning, f"On the evidence {item} and the law in IPC section 379 I lean {leaning}, having weighed "
+                             "both arguments with care today.")
+    for f in out["findings"]:
+        f["evidence"] = [item]
+    return out
+
+
+async def test_fragility_deliberates_again_without_the_item_the_majority_relied_on(tmp_path):
+    """The final round's majority names P2 most: the second bench reads the case file with P2
+    withheld (the instructions and arguments unchanged) and, here, no longer convicts."""
+    script = {f"adjudicator-{n}": [cites("guilty", "P2" if n < 5 else "P1"), statement("not guilty")]
+              for n in range(1, 6)}
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    backend = ScriptedBackend(script=script)
+    record = await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, fragility=True,
+                         backends={"scripted": backend}).run()
+    assert record.outcome.label == "guilty"
+    found = record.outcome.data["fragility"]
+    assert found["removed"] == "evidence item P2" and found["held"] is False and found["answer"] == "not guilty"
+    assert found["summary"].startswith("the verdict rests on evidence item P2: without evidence item P2 (")
+    case = json.loads((CASES / "samvad-theft.json").read_text(encoding="utf-8"))
+    p2 = case["prosecution_evidence"][1]
+    first, again = [r for r in backend.calls if r.role == "adjudicator"][:5], [r for r in backend.calls if r.role == "adjudicator"][5:]
+    assert len(again) == 5 and all(p2 in r.user_text() for r in first)
+    assert all(p2 not in r.user_text() and "[evidence item P2 withheld]" in r.user_text() for r in again)
+    assert [r for r in backend.calls if r.role in ("judge", "prosecution", "defense")] == \
+        [r for r in backend.calls[:3]]  # instructions and arguments are not asked again
+    assert sum(c.stage.startswith("fragility:") for c in record.calls) == 5
+
+
+async def test_fragility_of_a_hung_bench_is_not_run(tmp_path):
+    split = [statement("guilty"), statement("not guilty")]
+    script = {f"adjudicator-{n}": split[n % 2] for n in range(1, 6)}
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    record = await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, fragility=True,
+                         backends={"scripted": ScriptedBackend(script=script)}).run()
+    assert record.outcome.label == "hung" and record.outcome.data["fragility"]["held"] is None

@@ -18,6 +18,7 @@ scripted replies in ``demo``, prompts in ``courtroom_chat/prompts/samvad/``.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -32,7 +33,7 @@ from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, case_block, refine_schema
 from . import cases, present
-from .cases import BenchCase, bench_case
+from .cases import BenchCase, bench_case, withheld
 from .demo import demo_reply
 from .rules import (
     FINDINGS,
@@ -466,6 +467,54 @@ class SamvadBench(Procedure):
                                     basis=f"of {p.adjudicators} adjudicators, round {final['round']}")],
             markdown=present.outcome_markdown(document), data=document,
         ))
+
+    # ---------------------------------------------------------------- how far the verdict holds
+
+    async def fragility(self, court: Court) -> dict[str, Any] | None:
+        """Deliberate again without the evidence item that carried the verdict: the one the final
+        round's majority relied on most (named in its findings, or stated in its reasons;
+        ``cited_most``), withheld from the case file (a document of a case built from its
+        evidence) and from the counsels' lists of points (a point that restates it or names it).
+        The judge's instructions and the arguments' prose stay; the bench deliberates anew."""
+        out = court.record.outputs
+        bench = out.get("bench")
+        if not bench or not isinstance(out.get("judge"), dict) or not all(isinstance(out.get(r), dict) for r, _ in COUNSELS):
+            return None
+        verdict = bench["verdict"]
+        if verdict == "hung":
+            return {"held": None, "removed": "", "summary": "not run: the bench was hung, so no verdict rests on an item"}
+        b = bench_case(court.case)
+        items = dict(zip(evidence_items(b), [*b.prosecution_evidence, *b.defense_evidence], strict=True))
+        if not items:
+            return {"held": None, "removed": "", "summary": "not run: the case file lists no evidence item to withhold"}
+        last = max(int(k.rsplit("@", 1)[1]) for k in out if k.startswith("adjudicator-"))
+        final = [v for k, v in out.items() if k.startswith("adjudicator-") and k.endswith(f"@{last}")]
+
+        def reasons(statement: dict[str, Any]) -> str:
+            return " ".join([statement.get("justification", ""),
+                             *(e for f in statement.get("findings", []) for e in f.get("evidence", []))])
+
+        target = deliberation.cited_most(items, [reasons(v) for v in final if v["leaning"] == verdict],
+                                         [reasons(v) for v in final], lambda text: set(re.findall(r"\b[PD]\d+\b", text)))
+        shadow = court.shadow("fragility", withheld(court.case, b, target))
+
+        def restates(point: str) -> bool:  # a counsel's point that is the item, by its words or its name
+            return " ".join(items[target].split()) in " ".join(point.split()) or bool(re.search(rf"\b{target}\b", point))
+
+        arguments = {role: {**out[role], "points": [x for x in out[role].get("points", []) if not restates(x)]}
+                     for role, _ in COUNSELS}
+        rounds, flow = await self.deliberate(shadow, bench_case(shadow.case), out["judge"], arguments)
+        court.absorb(shadow)
+        final2 = flow["consensus"][-1]
+        again = final2["verdict"] or "hung"
+        held = again == verdict
+        said = f"the bench is hung ({final2['agreement']:.0%} at most)" if again == "hung" else (
+            f"the bench finds {again} ({final2['agreement']:.0%} agree)")
+        summary = f'without evidence item {target} ("{present.shorten(items[target], 80)}"), {said}'
+        if not held:
+            summary = f"the verdict rests on evidence item {target}: {summary}"
+        return {"held": held, "removed": f"evidence item {target}", "answer": again, "rounds": len(rounds),
+                "way": "the same way" if held else "the other way", "summary": summary}
 
     @staticmethod
     def _checks(court: Court) -> list[CitationCheck]:

@@ -82,6 +82,20 @@ def bench_case(case: Case) -> BenchCase:
                      prosecution_evidence=evidence, keywords=key_terms(case.question))
 
 
+def withheld(case: Case, b: BenchCase, item: str) -> Case:
+    """The case with evidence item ``item`` (P2, D1…) withheld, for a fragility check: its text
+    in the case file, or the document it stands for in a case built from its evidence."""
+    marker = f"[evidence item {item} withheld]"
+    side, number = ("prosecution_evidence" if item[0] == "P" else "defense_evidence"), int(item[1:]) - 1
+    if any(k in case.inputs for k in FIELDS):
+        items = list(getattr(b, side))
+        items[number] = marker
+        return case.model_copy(update={"inputs": {**case.inputs, side: items}})
+    documents = list(case.context)  # built from its documents: P1… are the documents, in order
+    documents[number] = documents[number].model_copy(update={"text": marker})
+    return case.model_copy(update={"context": documents})
+
+
 def key_terms(text: str, limit: int = 8) -> list[str]:
     """The distinctive words of a text (no stop words, no short words), in order."""
     seen: list[str] = []
