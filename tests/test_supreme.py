@@ -689,3 +689,34 @@ def test_a_transcript_that_is_not_json_is_one_line_not_text_tried(tmp_path, runs
     result = CliRunner().invoke(app, ["run", str(case), "-b", "scripted"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "t.json: malformed JSON at line 1" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+async def test_fragility_withholds_the_witness_the_majority_relied_on_and_the_justices_sit_again():
+    """The majority's final opinions name Okafor (witness 3): his session is withheld from the
+    transcript the justices read again (both rounds, no jury); here the decision turns."""
+    relied = opinion("guilty", key_facts=["Detective Okafor matched the shoe impressions to the defendant's size."])
+    script = {f"justice-{n}": [relied, {**relied, "changed": False, "why": "Nothing new."},
+                               opinion("not guilty"), held("not guilty")] for n in range(1, 10)}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(load_case(CASES / "burglary.json"), settings(), store=None, fragility=True,
+                         backends={"scripted": backend}).run()
+    assert record.outcome.label == "guilty"
+    found = record.outcome.data["fragility"]
+    assert found["removed"] == "witness 3's testimony (Detective Samuel Okafor)" and found["held"] is False
+    assert found["answer"] == "not guilty" and found["split"] == "9–0"
+    assert found["summary"].startswith("the decision rests on witness 3's testimony: without the testimony of witness 3")
+    justices = [r for r in backend.calls if r.role == "justice"]
+    again = justices[18:]
+    assert len(again) == 18 and not any(r.role == "juror" for r in backend.calls[backend.calls.index(again[0]):])
+    assert all("WITNESS 3: Detective Samuel Okafor, crime scene technician [testimony withheld]" in r.user_text()
+               for r in again)
+    assert all("Stridex" not in r.user_text().split("WITNESS 3:")[1].split("WITNESS 4:")[0] for r in again)
+    assert "WITNESS 2: Ruth Abernathy, called by the prosecution" in again[0].user_text()  # the others stay
+    assert sum(c.stage.startswith("fragility:") for c in record.calls) == 18
+
+
+@naslab
+async def test_fragility_of_a_plain_text_transcript_is_not_run(runs_dir):
+    case = load_case(None, question="Is Marcus Webb guilty of murder?", context=[str(NASLAB)])
+    record = await Trial(case, settings(), procedure="supreme", store=None, fragility=True).run()
+    assert record.procedure == "supreme" and record.outcome.data["fragility"]["held"] is None

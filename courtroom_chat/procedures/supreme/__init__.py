@@ -526,6 +526,55 @@ class SupremeCourt(Procedure):
                   **deliberation.order_data(court, votes, standard.labels, "justices")},
         ))
 
+    # ---------------------------------------------------------------- how far the verdict holds
+
+    async def fragility(self, court: Court) -> dict[str, Any] | None:
+        """Decide again without the witness whose testimony carried the decision: of the
+        transcript's witness sessions, the one the majority's final opinions rely on most (named
+        in their key facts or analysis, or stated in their words; ``cited_most``), its questions
+        and answers withheld. The justices sit again, both rounds; the jury does not."""
+        out = court.record.outputs
+        doc = out.get("verdict")
+        if not doc:
+            return None
+        decision = doc["decision"]
+        held = [(n, *session) for n, d in enumerate(court.readable) for session in transcript.sessions(d.text)]
+        if not held:
+            return {"held": None, "removed": "", "summary": "not run: the transcript has no witness sessions to withhold "
+                                                           "(a plain-text transcript)"}
+        last = max(int(k.rpartition("@")[2]) for k in out if k.startswith("justice-"))
+        final = [v for k, v in out.items() if k.startswith("justice-") and k.endswith(f"@{last}")]
+
+        def reasons(opinion: dict[str, Any]) -> str:
+            return " ".join([*opinion.get("key_facts", []), opinion.get("evidence_analysis", "")])
+
+        def named(text: str) -> set[int]:
+            return {i for i, (_, number, witness, _) in enumerate(held)
+                    if re.search(rf"\b{re.escape(transcript.surname(witness))}\b", text)
+                    or re.search(rf"(?i)\bwitness {number}\b", text)}
+
+        target = deliberation.cited_most({i: session[3] for i, session in enumerate(held)},
+                                         [reasons(v) for v in final if v["verdict"] == decision],
+                                         [reasons(v) for v in final], named)
+        document, number, witness, text = held[target]
+        documents = list(court.readable)
+        documents[document] = documents[document].model_copy(update={"text": documents[document].text.replace(
+            text, f"WITNESS {number}: {witness} [testimony withheld]")})
+        shadow = court.shadow("fragility", court.case.model_copy(update={"context": documents}))
+        standard = self.standard(shadow)
+        rounds, _ = await self.bench(shadow, standard)
+        court.absorb(shadow)
+        votes = {k: v["verdict"] for k, v in rounds[-1].items()}
+        again = majority(votes, standard)
+        counts = Counter(votes.values())
+        split = f"{counts[again]}–{len(votes) - counts[again]}"
+        who = witness.split(",")[0]
+        summary = f"without the testimony of witness {number} ({who}), the justices decide {again} ({split})"
+        if again != decision:
+            summary = f"the decision rests on witness {number}'s testimony: {summary}"
+        return {"held": again == decision, "removed": f"witness {number}'s testimony ({who})", "split": split,
+                "answer": again, "way": "the same way" if again == decision else "the other way", "summary": summary}
+
     @staticmethod
     def readings(rounds: list[dict[str, dict[str, Any]]], title: Any) -> dict[str, Any]:
         """With ``verdict_from = "analysis"``: how many opinions' votes were read from their analyses,

@@ -97,6 +97,25 @@ class Transcript(_Strict):
         return "\n".join(lines) + "\n"
 
 
+_SESSION = re.compile(r"^WITNESS (\d+): (.+), called by the .+$", re.MULTILINE)
+
+
+def sessions(text: str) -> list[tuple[int, str, str]]:
+    """The witness sessions of a transcript rendered by ``Transcript.text``: (number, witness,
+    the session's lines, heading included), in order; none in a plain-text transcript."""
+    found = list(_SESSION.finditer(text))
+    out = []
+    for i, m in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else text.find("\n\nCLOSING STATEMENTS", m.end())
+        out.append((int(m.group(1)), m.group(2), text[m.start():end if end >= 0 else len(text)].rstrip("\n")))
+    return out
+
+
+def surname(witness: str) -> str:
+    """How reasons name a witness: "Detective Samuel Okafor, crime scene technician" is Okafor."""
+    return re.sub(r"[^\w'-]", "", witness.split(",")[0].split()[-1])
+
+
 def _statement(s: Statement) -> str:
     who = f"{s.by.capitalize()}" + (f" ({s.speaker})" if s.speaker else "")
     return f"{who}: {s.text}"
