@@ -783,3 +783,35 @@ async def test_fragility_of_a_hung_bench_is_not_run(tmp_path):
     record = await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, fragility=True,
                          backends={"scripted": ScriptedBackend(script=script)}).run()
     assert record.outcome.label == "hung" and record.outcome.data["fragility"]["held"] is None
+
+
+async def test_shuffled_arguments_give_each_adjudicator_its_own_order_of_the_counsels(tmp_path):
+    """The order control of the arguments (issue 21): with ``shuffle_arguments`` each adjudicator
+    reads the prosecution's and the defense's arguments in its own seeded order, recorded beside
+    the labels' order; off, every one reads the prosecution first. --order-control switches both."""
+    settings = kb_settings(tmp_path).with_params("samvad", {"shuffle_arguments": True, "shuffle_labels": True,
+                                                            "max_rounds": 1})
+    backend = ScriptedBackend()
+    record = await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, seed=11,
+                         backends={"scripted": backend}).run()
+    orders = record.outputs["orders"]
+    heard = {a: tuple(o["arguments"]) for a, o in orders.items()}
+    assert len(heard) == 5 and set(heard.values()) == {("prosecution", "defense"), ("defense", "prosecution")}
+    assert all(len(o["labels"]) == 3 for o in orders.values())  # both orders kept, neither hiding the other
+    for call in backend.calls:
+        if call.agent in heard and not call.repairs:
+            first, second = heard[call.agent]
+            text = call.user_text()
+            assert text.index(f"\n{first.upper()}: ") < text.index(f"\n{second.upper()}: ")
+    from courtroom_chat.procedures import get
+
+    assert get("samvad").fixed_order == {"shuffle_labels": False, "shuffle_arguments": False}
+
+
+async def test_without_shuffled_arguments_the_prosecution_is_heard_first(tmp_path):
+    record, backend = await bench(CASES / "samvad-theft.json", kb_settings(tmp_path), max_rounds=1)
+    assert "orders" not in record.outputs
+    for call in backend.calls:
+        if call.agent.startswith("adjudicator"):
+            text = call.user_text()
+            assert text.index("\nPROSECUTION: ") < text.index("\nDEFENSE: ")

@@ -25,8 +25,20 @@ def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int 
         return list(labels)
     head, tail = list(labels[:len(labels) - fixed_tail]), list(labels[len(labels) - fixed_tail:])
     court.rng(agent, "labels").shuffle(head)
-    court.record.outputs.setdefault("orders", {}).setdefault(agent, {"labels": head + tail})
+    court.record.outputs.setdefault("orders", {}).setdefault(agent, {}).setdefault("labels", head + tail)
     return head + tail
+
+
+def argument_order(court: Court, sides: list[str], agent: str) -> list[str]:
+    """The arguments (by side) in the order ``agent`` reads them: as given, or (the procedure's
+    ``shuffle_arguments``) in its own order fixed by the run's seed, so no side is always heard
+    first. Kept in the run's ``orders`` output beside the labels' order."""
+    if not getattr(court.params, "shuffle_arguments", False):
+        return list(sides)
+    order = list(sides)
+    court.rng(agent, "arguments").shuffle(order)
+    court.record.outputs.setdefault("orders", {}).setdefault(agent, {}).setdefault("arguments", order)
+    return order
 
 
 STOPWORDS = set(

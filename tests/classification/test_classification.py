@@ -323,3 +323,17 @@ async def test_fragility_without_a_verified_passage_is_not_run():
                          backends={"scripted": ScriptedBackend(script=script)}).run()
     found = record.outcome.data["fragility"]
     assert found["held"] is None and found["summary"].startswith("not run: the ")
+
+
+async def test_shuffled_arguments_give_each_judge_its_own_order_of_the_counsels():
+    backend = ScriptedBackend()
+    s = settings(judges=5, shuffle_arguments=True)
+    record = await Trial(case(), s, store=None, seed=3, backends={"scripted": backend}).run()
+    heard = {a: tuple(o["arguments"]) for a, o in record.outputs["orders"].items()}
+    assert len(heard) == 5 and set(heard.values()) == {("prosecutor", "attorney"), ("attorney", "prosecutor")}
+    for call in backend.calls:
+        if call.agent in heard:
+            first, second = heard[call.agent]
+            assert call.prompt.index(f"THE {first.upper()} argues") < call.prompt.index(f"THE {second.upper()} argues")
+    plain = await trial(case(), settings(judges=3), seed=3)
+    assert "orders" not in plain.outputs

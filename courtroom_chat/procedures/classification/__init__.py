@@ -68,6 +68,8 @@ class Parameters(BaseModel):
     counsel_temperature: float = Field(0.4, ge=0.0, le=2.0, description="Prosecutor and attorney temperature")
     shuffle_labels: bool = Field(False, description="Each judge reads the two labels in its own seeded order, in the "
                                                     "prompt and the schema (off: the hearing's order)")
+    shuffle_arguments: bool = Field(False, description="Each judge reads the two counsels' arguments in its own "
+                                                       "seeded order (off: the prosecutor's first)")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
 
     def judge_specs(self) -> list[str]:
@@ -82,8 +84,8 @@ def quoted(reply: dict[str, Any]) -> str:
 
 class ClassificationCourt(Procedure):
     name = "classification"
-    fixed_order = {"shuffle_labels": False}
-    shuffled_order = {"shuffle_labels": True}
+    fixed_order = {"shuffle_labels": False, "shuffle_arguments": False}
+    shuffled_order = {"shuffle_labels": True, "shuffle_arguments": True}
     scored_on = ("yes/no", "labels")  # a yes/no question with no labels is classified yes / no
     title = "Classification court"
     description = ("A hearing proposes the two likeliest labels; a prosecutor and an attorney, sides drawn at random, "
@@ -277,11 +279,12 @@ class ClassificationCourt(Procedure):
         p = court.params
         sequential = (mode or p.mode) == "sequential" and n > 1
         one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, mode))
+        heard = deliberation.argument_order(court, list(SIDES), self.judge_agent_name(n, mode))
         return self.render(
             "judge", first=first, second=second, one=one, two=two, number=n, judges=p.judges,
             precedents=f"\n{cited}" if cited else "",
-            prosecutor_label=arguments["prosecutor"]["label"], prosecutor_argument=quoted(arguments["prosecutor"]),
-            attorney_label=arguments["attorney"]["label"], attorney_argument=quoted(arguments["attorney"]),
+            arguments="\n\n".join(f'THE {side.upper()} argues for "{arguments[side]["label"]}":\n{quoted(arguments[side])}'
+                                   for side in heard),
             previous=self.render("previous", **previous) if sequential and previous else "",
             build="; say where you agree with the previous judge and where you do not" if sequential else "",
         )

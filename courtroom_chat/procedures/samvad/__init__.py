@@ -82,6 +82,8 @@ class Parameters(BaseModel):
                                                "statements, anonymised)")
     shuffle_labels: bool = Field(False, description="Each adjudicator reads guilty and not guilty in its own seeded "
                                                     "order, in the prompt and the schema (undecided stays last)")
+    shuffle_arguments: bool = Field(False, description="Each adjudicator reads the prosecution's and the defense's "
+                                                       "arguments in its own seeded order (off: the prosecution first)")
     min_words: int = Field(15, ge=0, le=200, description="Words a justification needs (to pass, and to count as "
                                                          "a meaningful statement)")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
@@ -99,8 +101,8 @@ def knowledge_base(settings: KBSettings) -> KnowledgeBase:
 
 class SamvadBench(Procedure):
     name = "samvad"
-    fixed_order = {"shuffle_labels": False}
-    shuffled_order = {"shuffle_labels": True}
+    fixed_order = {"shuffle_labels": False, "shuffle_arguments": False}
+    shuffled_order = {"shuffle_labels": True, "shuffle_arguments": True}
     title = "Retrieval-grounded bench"
     description = ("A judge and two counsels cite statutes retrieved from a legal knowledge base, every citation "
                    "checked; a bench of adjudicators deliberates in rounds to consensus, or is hung.")
@@ -304,7 +306,7 @@ class SamvadBench(Procedure):
         on, the arguments, and only the verified law."""
         return {"instructions": present.instructions_text(instructions),
                 "elements": elements_of(instructions, b),
-                "arguments": present.arguments_text(arguments),
+                "arguments": arguments,
                 "law": present.verified_law([instructions, *arguments.values()], kb)}
 
     def adjudicator_prompt(self, court: Court, n: int, round_: int, brief: dict[str, Any],
@@ -321,7 +323,9 @@ class SamvadBench(Procedure):
             own = present.statement_line(mine, 300) if mine else "(none: it failed)"
         return self.render("adjudicator", round=round_, rounds=p.max_rounds, seat=n, size=p.adjudicators,
                            leanings=deliberation.quoted_choices(self.leanings(court, me)),
-                           instructions=brief["instructions"], arguments=brief["arguments"], law=brief["law"],
+                           instructions=brief["instructions"], law=brief["law"],
+                           arguments=present.arguments_text(brief["arguments"], deliberation.argument_order(
+                               court, [role for role, _ in COUNSELS], me)),
                            elements="\n".join(f"{i}. {e}" for i, e in enumerate(brief["elements"], 1)),
                            previous=earlier, own=own, needed=needed(p.adjudicators, p.consensus),
                            min_words=p.min_words)
@@ -536,7 +540,8 @@ class SamvadBench(Procedure):
         for role, title in COUNSELS:
             court.plan_prompt("arguments", court.agent(role, role, title, "arguments"),
                               self.counsel_prompt(b, role, law, placeholder), CounselReply)
-        brief = {"instructions": "[the judge's instructions]", "arguments": "[both counsels' arguments]",
+        brief = {"instructions": "[the judge's instructions]",
+                 "arguments": {role: {"argument": f"[the {role}'s argument]"} for role, _ in COUNSELS},
                  "law": "[the verified citations and their text]",
                  "elements": ["[each element of the charge the judge lists, or each charge when it lists none]"]}
         previous = {f"adjudicator-{n}": {"leaning": "[leaning]", "justification": "[the statement of the last round]",

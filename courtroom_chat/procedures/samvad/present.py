@@ -3,6 +3,7 @@ statements of each round, the digest the next round reads, and the outcome with 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..decision.present import shorten
@@ -72,9 +73,12 @@ def instructions_text(d: dict[str, Any]) -> str:
     return f"{d['instructions']}\nStandard of proof: {d.get('standard_of_proof', '')}"  # the elements: listed apart
 
 
-def arguments_text(arguments: dict[str, dict[str, Any]]) -> str:
+def arguments_text(arguments: dict[str, dict[str, Any]], order: Sequence[str] = ("prosecution", "defense")) -> str:
+    """The counsels' arguments as the bench reads them, in ``order`` (an adjudicator's own, with
+    ``shuffle_arguments``)."""
     parts = []
-    for role, title in (("prosecution", "PROSECUTION"), ("defense", "DEFENSE")):
+    for role in order:
+        title = role.upper()
         d = arguments.get(role)
         if not d:
             parts.append(f"{title}: (no argument was given)")
