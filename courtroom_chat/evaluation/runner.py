@@ -214,7 +214,12 @@ class Runner:
     def pending(self, units: Sequence[Unit]) -> list[Unit]:
         def finished(unit: Unit) -> bool:
             row = self.rows.get(unit.key)
-            return row is not None and not (self.plan.retry_failed and row["status"] == "failed")
+            if row is None or (self.plan.retry_failed and row["status"] == "failed"):
+                return False
+            # a trial decided before --fragility was asked for is tried again with the check, so
+            # the fragility report covers every trial rather than the ones that happened to have it
+            return not (self.plan.fragility and unit.method in COURT_METHODS and row["status"] != "failed"
+                        and "fragility" not in (row.get("details") or {}))
 
         return [u for u in units if not finished(u)]
 

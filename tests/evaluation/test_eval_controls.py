@@ -69,6 +69,23 @@ def test_fragility_reports_the_share_of_verdicts_that_hold(fixtures, runs_dir):
         assert "fragility" in record.outcome.data  # each stored run carries its own finding
 
 
+def test_fragility_asked_later_tries_the_earlier_trials_again_with_the_check(fixtures, runs_dir):
+    """An evaluation resumed with --fragility does not keep trials decided without it (whose
+    rows say nothing of fragility): the report covers every trial."""
+    plain = evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2)
+    first = {r["item"]: r["run_id"] for r in json.loads((plain.folder / "summary.json").read_text())["rows"]
+             if r["method"] == "court"}
+    checked = evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2, fragility=True)
+    assert checked.folder == plain.folder  # the same evaluation, resumed
+    summary = json.loads((checked.folder / "summary.json").read_text())
+    assert summary["fragility"]["court"]["trials"] == 2
+    court = {r["item"]: r["run_id"] for r in summary["rows"] if r["method"] == "court"}
+    assert court.keys() == first.keys() and all(court[i] != first[i] for i in court)  # tried again
+    again = evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2, fragility=True)
+    assert {r["item"]: r["run_id"] for r in json.loads((again.folder / "summary.json").read_text())["rows"]
+            if r["method"] == "court"} == court  # once checked, kept
+
+
 def test_fragility_counts_by_hand():
     def row(held, correct):
         return {"correct": correct, "details": {"fragility": {"held": held}}}
