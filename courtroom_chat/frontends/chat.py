@@ -28,7 +28,7 @@ from ..procedures import get as get_procedure
 from ..store import RunStore
 from . import chat_page
 from .chat_data import ChatDataLayer
-from .chat_inputs import Evidence, apply_values, pasted, read_uploads, settings_values, split_message, widgets
+from .chat_inputs import Evidence, apply_values, checks, pasted, read_uploads, settings_values, split_message, widgets
 from .chat_users import ChatUsers
 from .chat_view import SessionCosts, TrialView, verdict_actions
 
@@ -79,6 +79,11 @@ def _chat_settings(base: Settings | None = None) -> tuple[Settings, bool]:
     return apply_values(base or _base_settings(), values, _procedure()), bool(values.get("dry_run"))
 
 
+def _checks() -> dict[str, bool]:
+    """The panel's mirror and fragility switches, for the next trial."""
+    return checks(dict(cl.context.session.chat_settings or {}))
+
+
 def _procedure() -> str:
     profile = cl.context.session.chat_profile
     for info in available():
@@ -114,7 +119,7 @@ async def run_trial(case: Case, *, dry_run: bool | None = None, base: Settings |
     try:
         settings, dry = _chat_settings(base)
         trial = Trial(case, settings, procedure=_procedure(), dry_run=dry if dry_run is None else dry_run,
-                      owner=_owner())
+                      owner=_owner(), **_checks())
     except CourtroomError as exc:
         await _say(f"**The trial could not start:** {exc}", error=True)
         return None

@@ -93,7 +93,15 @@ def settings_values(settings: Settings, procedure: str = "decision", dry_run: bo
         **{f"param_{f.key}": f.initial for f in panel.fields(settings.procedure_params(procedure))},
         "budget_usd": settings.budget.max_usd,
         "dry_run": dry_run,
+        "mirror": False,
+        "fragility": False,
     }
+
+
+def checks(values: dict[str, Any]) -> dict[str, bool]:
+    """The trial's checks of how far its verdict holds, as the panel sets them (``Trial``'s
+    ``mirror`` and ``fragility``)."""
+    return {"mirror": bool(values.get("mirror")), "fragility": bool(values.get("fragility"))}
 
 
 def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decision") -> Settings:
@@ -146,5 +154,9 @@ def widgets(values: dict[str, Any], procedure: str = "decision", settings: Setti
         NumberInput(id="budget_usd", label="Budget cap per trial (USD, 0 = none)", initial=float(values["budget_usd"])),
         Switch(id="dry_run", label="Dry run: show each role's prompt and estimates, call no model",
                initial=bool(values["dry_run"])),
+        Switch(id="mirror", label="Mirror check: also try the negated question with the sides swapped (a second trial)",
+               initial=bool(values.get("mirror"))),
+        Switch(id="fragility", label="Fragility check: decide again without the evidence the verdict rests on most",
+               initial=bool(values.get("fragility"))),
     ]
     return out

@@ -156,11 +156,15 @@ class Courtroom(widgets.VBox):
                                                tooltip="stop before a stage would pass this; 0 means no cap")
         self.dry_run = widgets.Checkbox(value=dry_run, description="Dry run: show every prompt, call no model",
                                         indent=False)
+        self.mirror = widgets.Checkbox(value=False, indent=False, description="Mirror check: also try the negated "
+                                       "question with the sides swapped (a second trial)")
+        self.fragility = widgets.Checkbox(value=False, indent=False, description="Fragility check: decide again "
+                                          "without the evidence the verdict rests on most")
         self.preset.observe(self._on_preset, names="value")
         self.procedure_choice.observe(self._on_procedure, names="value")
         self._procedure_widgets(settings)
         box = widgets.VBox([self.procedure_choice, self.preset, self.role_box, self.params_box, self.budget,
-                            self.dry_run])
+                            self.dry_run, self.mirror, self.fragility])
         self.settings_box = widgets.Accordion(children=[box], titles=("Settings",), selected_index=None)
 
     def _procedure_widgets(self, settings: Settings) -> None:
@@ -277,7 +281,8 @@ class Courtroom(widgets.VBox):
         try:
             settings = self.form_settings()
             trial = Trial(self.form_case(settings), settings, procedure=self.procedure, store=self.store,
-                          backends=self.backends, dry_run=bool(self.dry_run.value))
+                          backends=self.backends, dry_run=bool(self.dry_run.value), mirror=bool(self.mirror.value),
+                          fragility=bool(self.fragility.value))
         except CourtroomError as exc:
             self._say(str(exc), error=True)
             return

@@ -210,3 +210,31 @@ async def test_only_verdicts_can_carry_feedback(chat, runs_dir):
     # the evidence prompt (its text becomes the choice once answered) is a notice, once per question
     asked = [m for m in ui.messages() if (m.get("output") or "").startswith("**Selected:** Proceed")]
     assert len(asked) == 2 and all(m["type"] == "system_message" for m in asked)
+
+
+async def test_the_panels_mirror_and_fragility_switches_run_the_checks(chat, runs_dir):
+    """How far a verdict holds is asked for in the chat as on the command line: the switches run
+    the mirror trial and the fragility check, and How sure under the verdict reports both."""
+    session = chat.session()
+    session.chat_settings = {"mirror": True, "fragility": True}
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION + "\n\nThe release notes say all 1,204 tests pass and two reviewers approved it.")
+    records = stored_records(runs_dir)
+    main = next(r for r in records if r.outcome and "mirror" in r.outcome.data)
+    assert {"mirror", "fragility"} <= set(main.outcome.data)
+    verdict = ui.verdicts()[-1]["output"]
+    assert "Mirror:" in verdict and "Fragility:" in verdict
+    plain = chat.session()
+    async with chat.context(plain):
+        await chat.send(QUESTION + "\n\nThe release notes say all tests pass.")
+    latest = [r for r in stored_records(runs_dir) if r.run_id not in {x.run_id for x in records}]
+    assert latest and not any("mirror" in r.outcome.data or "fragility" in r.outcome.data for r in latest)
+
+
+def test_the_panel_offers_the_checks_off_by_default():
+    from courtroom_chat.frontends.chat_inputs import checks, widgets
+
+    values = settings_values(Settings().with_backend("scripted"))
+    assert checks(values) == {"mirror": False, "fragility": False}
+    ids = [w.id for w in widgets(values)]
+    assert ids[-3:] == ["dry_run", "mirror", "fragility"]

@@ -47,6 +47,7 @@ async def test_form_has_every_control(scripted_settings):
     assert (params["juror_temperature_min"].value, params["juror_temperature_max"].value) == (0.2, 0.8)
     assert type(params["require_exact_quotes"]).__name__ == "Checkbox"
     assert w.budget.value == 1.0 and w.dry_run.value is False
+    assert w.mirror.value is False and w.fragility.value is False  # how far the verdict holds: asked for
     assert w.run_button.disabled is False and w.stop_button.disabled is True
     assert list(w.accordion.titles) == ["Prosecution", "Defense", "Jury", "Judge"]
     assert w.role_box.layout.display == "none"
@@ -54,6 +55,16 @@ async def test_form_has_every_control(scripted_settings):
     assert w.role_box.layout.display is None
     assert {r: b.value for r, b in w.role_models.items()} == dict.fromkeys(("prosecutor", "defense", "juror", "judge"),
                                                                           "scripted")
+
+
+async def test_the_mirror_and_fragility_checkboxes_run_the_checks(scripted_settings, store):
+    w = court(scripted_settings)
+    w.question.value = "Should we ship release 2.4 today?"
+    w.pasted.value = RELEASE_NOTES.decode()
+    w.mirror.value = w.fragility.value = True
+    record = await run(w)
+    assert {"mirror", "fragility"} <= set(record.outcome.data)
+    assert "Mirror:" in w.view.verdict.value and "Fragility:" in w.view.verdict.value
 
 
 async def test_uploaded_files_and_pasted_text_go_on_trial(scripted_settings, store):
