@@ -470,22 +470,20 @@ async def test_every_reply_writes_its_verdict_after_its_reasons_in_the_order_its
     the base's place, first, so every justice and juror committed to a verdict before its
     reasoning, against the prompts' "in this order" (a juror wrote "not guilty", then "there is
     no reasonable doubt about any element"). The schemas sent now follow the prompts."""
-    record, backend = await trial()
-    assert record.status == "complete"
-    listed = {}
-    for name in ("justice", "conference", "juror", "reasoning"):
-        text = (Path(__file__).resolve().parents[1] / "courtroom_chat" / "prompts" / "supreme" / f"{name}.md").read_text()
-        listed[name] = re.findall(r'^- "(\w+)":', text, re.M)
-    sent = {}
-    for call in backend.calls:
-        if call.schema and "verdict" in call.schema.get("properties", {}):
-            sent.setdefault(call.schema_name, list(call.schema["properties"]))
-    assert sent["OpinionReply"] == listed["justice"]
-    assert sent["ConferenceReply"] == listed["conference"]
-    assert sent["JurorReply"] == listed["juror"] == ["facts_for", "facts_against", "reasoning", "verdict"]
-    assert sent["ReasoningReply"] == listed["reasoning"]
-    for fields in sent.values():
-        assert fields.index("verdict") >= 2  # after at least two fields of reasons
+    for form, wires in (("analysis", ("OpinionReply", "ConferenceReply")),
+                        ("findings", ("FindingsOpinionReply", "FindingsConferenceReply"))):
+        record, backend = await trial(opinion_form=form)
+        assert record.status == "complete"
+        sent, listed = {}, {}
+        for call in backend.calls:
+            if call.schema and "verdict" in call.schema.get("properties", {}) and call.schema_name not in sent:
+                sent[call.schema_name] = list(call.schema["properties"])
+                listed[call.schema_name] = re.findall(r'^- "(\w+)":', call.prompt, re.M)  # the prompt as sent
+        assert set(sent) == {*wires, "JurorReply", "ReasoningReply"}
+        assert all(sent[name] == listed[name] for name in sent), (sent, listed)
+        assert sent["JurorReply"] == ["facts_for", "facts_against", "reasoning", "verdict"]
+        for fields in sent.values():
+            assert fields.index("verdict") >= 2  # after at least two fields of reasons
 
 
 @pytest.mark.parametrize(("case", "yes", "no"), [("burglary", "guilty", "not guilty"), ("negligence", "liable", "not liable")])
@@ -720,3 +718,46 @@ async def test_fragility_of_a_plain_text_transcript_is_not_run(runs_dir):
     case = load_case(None, question="Is Marcus Webb guilty of murder?", context=[str(NASLAB)])
     record = await Trial(case, settings(), procedure="supreme", store=None, fragility=True).run()
     assert record.procedure == "supreme" and record.outcome.data["fragility"]["held"] is None
+
+
+def findings(verdict: str, *found: str, **extra) -> dict:
+    return {"key_facts": ["Officer Brandt saw a man near the store at 11:47 p.m."],
+            "elements": [{"element": f"Element {n}.", "evidence": "Officer Brandt", "finding": f}
+                         for n, f in enumerate(found, 1)],
+            "verdict": verdict, "confidence": 0.7, **extra}
+
+
+async def test_the_findings_form_asks_a_finding_on_each_element_and_binds_the_verdict_to_them():
+    record, backend = await trial(opinion_form="findings")
+    justice = next(c for c in backend.calls if c.agent == "justice-1")
+    assert '- "elements": each element the prosecution must prove, in order' in justice.prompt
+    assert '"guilty" only if every element is "proved"; if any is "not proved", "not guilty".' in justice.prompt
+    assert "evidence_analysis" not in justice.prompt
+    assert list(justice.schema["properties"]) == ["key_facts", "elements", "verdict", "confidence"]
+    conference = next(c for c in backend.calls if c.agent == "justice-1" and "CONFERENCE" in c.prompt)
+    assert list(conference.schema["properties"]) == ["key_facts", "elements", "verdict", "confidence", "changed", "why"]
+    opinion = record.outputs["justice-1@1"]
+    assert opinion["elements"] and opinion["evidence_analysis"].startswith(opinion["elements"][0]["element"].rstrip("."))
+    plan = await Trial(load_case(CASES / "burglary.json"), settings(opinion_form="findings"), store=None,
+                       dry_run=True).run()
+    assert any('"elements": each element' in str(e) for e in plan.events)
+
+
+async def test_a_verdict_against_its_own_findings_is_sent_back_then_read_from_them():
+    against = findings("guilty", "proved", "not proved")
+    script = {"justice-3": [against, against, *[held("not guilty")] * 2]}
+    record, backend = await trial(script=script, opinion_form="findings")
+    calls = [c for c in backend.calls if c.agent == "justice-3"]
+    assert "your findings leave element 2 not proved, yet your verdict is guilty" in calls[1].repairs[0][1]  # the repair
+    opinion = record.outputs["justice-3@1"]
+    assert opinion["verdict"] == "not guilty" and opinion["written_verdict"] == "guilty"
+    assert any(w.rule == "findings_verdict" and w.agent == "justice-3" for w in record.warnings)
+    assert "wrote guilty, analysis supports not guilty" in " ".join(record.outputs["verdict"]["readings"]["differed"])
+
+
+async def test_the_analysis_form_is_unchanged_by_default():
+    record, backend = await trial()
+    justice = next(c for c in backend.calls if c.agent == "justice-1")
+    assert "evidence_analysis" in justice.schema["properties"] and "elements" not in justice.schema["properties"]
+    assert '- "evidence_analysis": three or four sentences weighing the evidence for and against, including its ' \
+           'weaknesses; end with one sentence on whether the prosecution proved its case.\n- "verdict": exactly' in justice.prompt

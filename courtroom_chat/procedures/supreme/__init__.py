@@ -33,10 +33,12 @@ from . import present, transcript
 from .demo import demo_reply
 from .records import Fact
 from .rules import (
+    FINDINGS,
     STANDARDS,
     Standard,
     conformity,
     facts_problems,
+    findings_verdict,
     juror_problems,
     jury_needed,
     jury_verdict,
@@ -45,7 +47,16 @@ from .rules import (
     reasoning_problems,
     verdict_problem,
 )
-from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply, RereadReply
+from .wire import (
+    ConferenceReply,
+    FactsReply,
+    FindingsConferenceReply,
+    FindingsOpinionReply,
+    JurorReply,
+    OpinionReply,
+    ReasoningReply,
+    RereadReply,
+)
 
 FAILED = (BackendError, RoleOutputError)
 
@@ -77,6 +88,11 @@ class Parameters(BaseModel):
         "opinion", description="A justice's vote: the verdict its opinion writes (opinion), or the one its analysis "
                                "supports, read back from the analysis alone by a second short call (analysis; both are "
                                "recorded, and where they differ the opinion says so)")
+    opinion_form: Literal["analysis", "findings"] = Field(
+        "analysis", description="What a justice writes before its verdict: a free evidence analysis, or a finding "
+                                "(proved / not proved) on each element the party with the burden must prove, the "
+                                "verdict bound to them (a verdict against its own findings is sent back once, then "
+                                "read from the findings)")
     jurors: int = Field(12, ge=1, le=25, description="Jurors seated")
     criminal_rule: Literal["unanimous", "majority"] = Field("unanimous", description="Criminal jury: unanimity (else "
                                                                                      "hung) or a simple majority")
@@ -185,9 +201,27 @@ class SupremeCourt(Procedure):
         return {"yes": standard.yes, "no": standard.no, "first": first, "second": second, "party": standard.party,
                 "claim": "charge" if standard.type == "criminal" else "claim"}
 
+    def weighing(self, court: Court, standard: Standard, agent: str, round_: int) -> dict[str, str]:
+        """The opinion's fields between its key facts and its confidence: the evidence analysis and
+        the verdict, or (``opinion_form = "findings"``) the findings and the verdict they bind."""
+        choices = self.choices(court, standard, agent)
+        if court.params.opinion_form == "findings":
+            return {"weighing": self.render("findings", **choices).rstrip("\n"),
+                    "verdict_line": self.render("findings_verdict", **choices).rstrip("\n")}
+        return {"weighing": self.render("analysis", **choices, weaknesses=", including its weaknesses" if round_ == 1
+                                        else "").rstrip("\n"),
+                "verdict_line": self.render("verdict", **choices).rstrip("\n")}
+
+    def wire(self, court: Court, round_: int) -> type[OpinionReply]:
+        findings = court.params.opinion_form == "findings"
+        if round_ == 1:
+            return FindingsOpinionReply if findings else OpinionReply
+        return FindingsConferenceReply if findings else ConferenceReply
+
     def opinion_prompt(self, court: Court, standard: Standard, n: int) -> str:
         name, _ = court.params.seat(n)
         return self.render("justice", burden=self.burden(standard), **self.choices(court, standard, f"justice-{n}"),
+                           **self.weighing(court, standard, f"justice-{n}", 1),
                            seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def conference_prompt(self, court: Court, standard: Standard, n: int, round_: int,
@@ -206,15 +240,26 @@ class SupremeCourt(Procedure):
                                 court.params.philosophies())
         return self.render(
             "conference", burden=self.burden(standard), round=round_, previous=round_ - 1,
-            **self.choices(court, standard, me), digest=digest, opinions_below=below, mine=f" ({mine} above)" if mine else "",
+            **self.choices(court, standard, me), **self.weighing(court, standard, me, round_), digest=digest, opinions_below=below, mine=f" ({mine} above)" if mine else "",
             own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
             if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def opinion_schema(self, order: list[str], wire: type[BaseModel]) -> dict[str, Any]:
-        return refine_schema(wire, {"verdict": {"enum": order}, "key_facts": {"minItems": 1, "maxItems": 6},
-                                    "evidence_analysis": {"maxLength": 1200},
-                                    "confidence": {"minimum": 0, "maximum": 1}})
+        refined: dict[str, Any] = {"verdict": {"enum": order}, "key_facts": {"minItems": 1, "maxItems": 6},
+                                   "evidence_analysis": {"maxLength": 1200}, "confidence": {"minimum": 0, "maximum": 1}}
+        if "elements" not in wire.model_fields:
+            return refine_schema(wire, refined)
+        schema = refine_schema(wire, {**refined, "elements": {"minItems": 1, "maxItems": 5},
+                                      "Element.element": {"maxLength": 200}, "Element.evidence": {"maxLength": 200},
+                                      "Element.finding": {"enum": list(FINDINGS)}})
+        # The findings form is decoded as it is asked: key facts, the elements, then the verdict
+        # they bind (a field declared on the subclass would otherwise come after the confidence).
+        props = schema["properties"]
+        ordered = ["key_facts", "elements", "verdict", "confidence", *(k for k in props if k in ("changed", "why"))]
+        schema["properties"] = {k: props[k] for k in ordered}
+        schema["required"] = ordered
+        return schema
 
     async def bench(self, court: Court, standard: Standard) -> tuple[list[dict[str, dict[str, Any]]], dict[str, Any]]:
         """Round 1 and the conference rounds; what each round decided, and how the bench moved."""
@@ -224,7 +269,7 @@ class SupremeCourt(Procedure):
         flow: dict[str, Any] = {"rounds": moves, "rounds_held": 0, "rounds_skipped": 0, "tokens_saved": 0}
         for round_ in range(1, p.rounds + 1):
             stage_name = "opinions" if round_ == 1 else "conference"
-            wire = OpinionReply if round_ == 1 else ConferenceReply
+            wire = self.wire(court, round_)
             previous = rounds[-1] if rounds else {}
             plans = []
             for n in range(1, p.justices + 1):
@@ -276,6 +321,8 @@ class SupremeCourt(Procedure):
             return
         court.settle(agent, answer)
         data = answer.value.model_dump(mode="json")
+        if "elements" in data:
+            data |= self.found(court, standard, agent, data)
         if p.verdict_from == "analysis":
             data |= await self.reread(court, standard, agent, n, data)
         if own and isinstance(answer.value, ConferenceReply) and answer.value.changed != (data["verdict"] != own["verdict"]):
@@ -289,6 +336,22 @@ class SupremeCourt(Procedure):
                           + (" · changed" if data.get("changed") else ""))
         court.tally(standard.labels, dict(Counter(v["verdict"] for v in current.values())), seated=p.justices,
                     pending=p.justices - len(current), title=f"Bench, round {round_}", round=round_)
+
+    @staticmethod
+    def found(court: Court, standard: Standard, agent: Agent, opinion: dict[str, Any]) -> dict[str, Any]:
+        """A findings-form opinion as the rest of the court reads it: an analysis written from its
+        findings, and the verdict they bind. A verdict still against them after its one repair is
+        kept as written and the vote follows the findings, with a warning."""
+        elements = opinion["elements"]
+        analysis = " ".join(f"{e['element'].rstrip('.')}: {e['finding']}" + (f" ({e['evidence']})" if e["evidence"] else "")
+                            + "." for e in elements)
+        bound = findings_verdict(elements, standard)
+        out: dict[str, Any] = {"evidence_analysis": analysis}
+        if bound and bound != opinion["verdict"]:
+            court.warn(agent.name, "findings_verdict", f"{agent.title} wrote {opinion['verdict']} against its own "
+                       f"findings; its vote follows them ({bound})")
+            out |= {"verdict": bound, "written_verdict": opinion["verdict"]}
+        return out
 
     def reread_prompt(self, court: Court, standard: Standard, agent: str, analysis: str) -> str:
         first, second = self.order(court, standard, agent)
@@ -596,7 +659,8 @@ class SupremeCourt(Procedure):
                        "evidence_analysis": "[the analysis of round 1]"}
         previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
         for n in range(1, p.justices + 1):
-            court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n), OpinionReply)
+            court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n),
+                              self.wire(court, 1))
         if p.verdict_from == "analysis":
             for n in range(1, p.justices + 1):
                 court.plan_prompt("opinions", self.reader(court, self.justice(court, n, 1)),
@@ -605,7 +669,7 @@ class SupremeCourt(Procedure):
         if p.rounds > 1:
             for n in range(1, p.justices + 1):
                 court.plan_prompt("conference", self.justice(court, n, 2),
-                                  self.conference_prompt(court, standard, n, 2, previous), ConferenceReply)
+                                  self.conference_prompt(court, standard, n, 2, previous), self.wire(court, 2))
         for n in range(1, p.jurors + 1):
             court.plan_prompt("jury", court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury"),
                               self.juror_prompt(court, standard, n, p.jurors), JurorReply)

@@ -40,6 +40,19 @@ def _opinion(request: ModelRequest, yes: bool) -> dict[str, Any]:
     }
 
 
+def _findings(request: ModelRequest, reply: dict[str, Any], yes: bool) -> dict[str, Any]:
+    """The findings form (``opinion_form = "findings"``): two elements, both proved for the Yes
+    side, the second not proved otherwise, in place of the analysis."""
+    if "elements" not in (request.schema or {}).get("properties", {}):
+        return reply
+    facts = _facts(request, 2) or ["the testimony"]
+    elements = [{"element": "The act charged or claimed happened as alleged.", "evidence": facts[0][:120],
+                 "finding": "proved"},
+                {"element": "The defendant is the one responsible for it.", "evidence": facts[-1][:120],
+                 "finding": "proved" if yes else "not proved"}]
+    return {k: v for k, v in reply.items() if k != "evidence_analysis"} | {"elements": elements}
+
+
 def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
     i, case = request.inputs, request.case
     if not i or case is None:
@@ -60,8 +73,8 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
             reply |= {"changed": changed,
                       "why": ("The other opinions showed I had given too much weight to a weak inference."
                               if changed else "The other opinions raised no point the record does not already answer.")}
-            return reply
-        return _opinion(request, yes)
+            return _findings(request, reply, yes)
+        return _findings(request, _opinion(request, yes), yes)
     if request.role == "juror":
         n, size = int(i["number"]), int(i["size"])
         yes = (n * 7 + int(lean * 100)) % size < round(size * (1.2 - lean))

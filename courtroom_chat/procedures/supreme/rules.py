@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from ..base import Problem, words
 from ..deliberation import conformity as shared_conformity
-from .wire import ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
+from .wire import FINDINGS_WIRES, ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,42 @@ def verdict_problem(verdict: str, standard: Standard) -> list[Problem]:
                                "give exactly one of them")]
 
 
+FINDINGS = ("proved", "not proved")
+
+
+def findings_verdict(elements: list[dict[str, Any]], standard: Standard) -> str | None:
+    """The verdict a justice's findings bind: the Yes side only if every element is proved;
+    None when there is no finding to bind it."""
+    found = [e.get("finding") for e in elements if e.get("finding") in FINDINGS]
+    if not found:
+        return None
+    return standard.yes if all(f == "proved" for f in found) else standard.no
+
+
+def findings_problems(reply: Any, standard: Standard) -> list[Problem]:
+    """A findings-form opinion: a finding on each element, and a verdict that follows them."""
+    if not reply.elements:
+        return [Problem("elements", f"give a finding on each element {standard.party} must prove")]
+    odd = [n for n, e in enumerate(reply.elements, 1) if e.finding not in FINDINGS]
+    if odd:
+        return [Problem("elements", f"element {odd[0]}: the finding must be \"proved\" or \"not proved\"")]
+    bound = findings_verdict([e.model_dump() for e in reply.elements], standard)
+    if bound and reply.verdict in standard.labels and reply.verdict != bound:
+        unproved = [str(n) for n, e in enumerate(reply.elements, 1) if e.finding != "proved"]
+        why = (f"your findings leave element {', '.join(unproved)} not proved" if unproved
+               else "your findings prove every element")
+        return [Problem("findings_verdict", f"{why}, yet your verdict is {reply.verdict}; under {standard.burden} "
+                                            f"make your verdict follow your findings ({bound})")]
+    return []
+
+
 def opinion_problems(reply: OpinionReply, standard: Standard, min_words: int) -> list[Problem]:
     problems = verdict_problem(reply.verdict, standard)
     if not [f for f in reply.key_facts if f.strip()]:
         problems.append(Problem("key_facts", "list the key facts from the transcript that decide the case"))
-    if words(reply.evidence_analysis) < min_words:
+    if isinstance(reply, FINDINGS_WIRES):
+        problems += findings_problems(reply, standard)
+    elif words(reply.evidence_analysis) < min_words:
         problems.append(Problem("analysis", f"the evidence analysis has {words(reply.evidence_analysis)} words; "
                                             f"weigh the evidence for and against in at least {min_words}"))
     if isinstance(reply, ConferenceReply) and not reply.why.strip():

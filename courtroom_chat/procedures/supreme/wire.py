@@ -40,6 +40,19 @@ class OpinionReply(_Verdict):
     confidence: Fraction = 0.5
 
 
+class Element(BaseModel):
+    """A finding on one element the party with the burden must prove (``opinion_form = "findings"``)."""
+
+    element: str = ""  # what must be proved, in a short sentence
+    evidence: str = ""  # the witness or exhibit that bears on it
+    finding: str = ""  # proved | not proved
+
+    @field_validator("finding", mode="before")
+    @classmethod
+    def _label(cls, v: Any) -> Any:
+        return " ".join(v.strip().lower().replace("_", " ").split()) if isinstance(v, str) else v
+
+
 class ConferenceReply(OpinionReply):
     """A justice's final opinion after the conference: may change its verdict, says whether and why."""
 
@@ -86,3 +99,21 @@ class ReasoningReply(_Verdict):
     law_applied: str = ""
     verdict: str
     confidence: Fraction = 0.5
+
+
+class FindingsOpinionReply(OpinionReply):
+    """A round-1 opinion with a finding on each element instead of a free analysis (the samvad
+    adjudicators' design): the verdict must follow the findings. Decoded in the order key facts,
+    elements, verdict, confidence (``SupremeCourt.opinion_schema``); the analysis the rest of the
+    court reads is written from the findings."""
+
+    elements: list[Element] = Field(default_factory=list)
+
+
+class FindingsConferenceReply(ConferenceReply):
+    """A conference opinion in the findings form."""
+
+    elements: list[Element] = Field(default_factory=list)
+
+
+FINDINGS_WIRES = (FindingsOpinionReply, FindingsConferenceReply)  # the opinions written in the findings form
