@@ -752,7 +752,7 @@ async def test_a_verdict_against_its_own_findings_is_sent_back_then_read_from_th
     opinion = record.outputs["justice-3@1"]
     assert opinion["verdict"] == "not guilty" and opinion["written_verdict"] == "guilty"
     assert any(w.rule == "findings_verdict" and w.agent == "justice-3" for w in record.warnings)
-    assert "wrote guilty, analysis supports not guilty" in " ".join(record.outputs["verdict"]["readings"]["differed"])
+    assert "wrote guilty, its findings support not guilty" in " ".join(record.outputs["verdict"]["readings"]["differed"])
 
 
 async def test_the_analysis_form_is_unchanged_by_default():

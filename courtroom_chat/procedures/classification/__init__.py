@@ -28,7 +28,6 @@ from ...records import Confidence, Outcome
 from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
 from ..decision.rules import quote_problems
-from ..deliberation import cited_most
 from . import datasets
 from . import labels as case_labels
 from .demo import demo_reply
@@ -441,7 +440,7 @@ class ClassificationCourt(Procedure):
             return {"held": None, "removed": "", "summary": f"not run: the {side} quoted no verified passage of the "
                                                            "text, so none can be withheld"}
         bench = [out[k] for k in sorted(out, key=lambda k: (len(k), k)) if re.fullmatch(r"judge-\d+", k)]
-        quote = cited_most(dict(enumerate(quotes)), [j["reasoning"] for j in bench if j["label"] == label],
+        quote = deliberation.cited_most(dict(enumerate(quotes)), [j["reasoning"] for j in bench if j["label"] == label],
                            [j["reasoning"] for j in bench]) if len(quotes) > 1 else 0
         passage = quotes[quote]
         shadow = court.shadow("fragility")

@@ -640,14 +640,16 @@ class SupremeCourt(Procedure):
 
     @staticmethod
     def readings(rounds: list[dict[str, dict[str, Any]]], title: Any) -> dict[str, Any]:
-        """With ``verdict_from = "analysis"``: how many opinions' votes were read from their analyses,
-        and which written verdicts those analyses did not support (justice, round, written → read)."""
+        """With ``verdict_from = "analysis"`` (or findings that overruled a verdict): how many
+        opinions' votes were read from their analyses or findings, and which written verdicts those
+        did not support (justice, round, written → read)."""
         held = [(r, k, o) for r, opinions in enumerate(rounds, 1) for k, o in opinions.items()
                 if "written_verdict" in o and not (r > 1 and o is rounds[r - 2].get(k))]  # not a carried-over opinion
         if not held:
             return {}
         return {"readings": {"read": len(held), "differed": [
-            f"{title(k)}, round {r}: wrote {o['written_verdict']}, analysis supports {o['verdict']}"
+            f"{title(k)}, round {r}: wrote {o['written_verdict']}, {'its findings support' if o.get('elements') else 'analysis supports'} "
+            f"{o['verdict']}"
             for r, k, o in held if o["written_verdict"] != o["verdict"]]}}
 
     # ---------------------------------------------------------------- dry run, demo, result
