@@ -64,9 +64,10 @@ class Situations(BaseModel):
     situations: str = Field(min_length=5)
 
 
-async def write_situations(model: str, provisions: list, cache: Path) -> dict[str, str]:
+async def write_situations(model: str, provisions: list, cache: Path, retry_empty: bool = False,
+                           max_tokens: int = 90) -> dict[str, str]:
     done: dict[str, str] = json.loads(cache.read_text()) if cache.is_file() else {}
-    todo = [p for p in provisions if p.key not in done]
+    todo = [p for p in provisions if p.key not in done or (retry_empty and not done[p.key])]
     if not todo:
         return done
     settings = load_settings(None)
@@ -77,7 +78,7 @@ async def write_situations(model: str, provisions: list, cache: Path) -> dict[st
             reply = await backend.complete(ModelRequest(
                 agent="explainer", role="explainer", system=SYSTEM, prefix="",
                 prompt=ASK.format(heading=p.heading, text=p.text[:1200]), schema=Situations.model_json_schema(),
-                schema_name="situations", temperature=0.0, max_tokens=90))
+                schema_name="situations", temperature=0.0, max_tokens=max_tokens))
             value, _ = parse_reply(reply.text, Situations)
             done[p.key] = value.situations if value else ""
             if n % 25 == 0 or n == len(todo):
@@ -97,6 +98,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, required=True, help="a JSON file for the model's situations (resumable)")
     parser.add_argument("--out", type=Path, default=None, help="write <out>.json and <out>.md")
     parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("--retry-empty", action="store_true",
+                        help="write again the situations the cache holds empty (a reply cut at the token limit)")
+    parser.add_argument("--max-tokens", type=int, default=90, help="the model's budget for one section's situations")
     parser.add_argument("--questions", type=Path, nargs="+", default=[QUESTIONS],
                         help="labelled question files, each scored on its own")
     args = parser.parse_args()
@@ -120,7 +124,7 @@ def main() -> None:
         if not questions:
             sys.exit(f"no labelled question is answered by {args.source} alone")
         hybrid = {q["id"]: [h.provision.key for h in kb.search(q["question"], DEPTH)] for q in questions}
-    situations = asyncio.run(write_situations(args.model, provisions, args.cache))
+    situations = asyncio.run(write_situations(args.model, provisions, args.cache, args.retry_empty, args.max_tokens))
     embedder = default_embedder()
     texts, owners = [], []
     for i, p in enumerate(provisions):
