@@ -145,6 +145,10 @@ class KBSettings(_Section):
     # add the statutes' terms for a query's everyday words (courtroom_chat/legal_terms.toml): off,
     # to the lexical search, or to both searches
     expand: Literal["off", "lexical", "both"] = "off"
+    # everyday situations indexed beside the provisions they are about (courtroom_chat/situations/):
+    # "auto" the files shipped for the bundled corpus, "off" none, or a JSON file of key -> text.
+    # Off until the bench's verdicts are measured with them (they change what its judge retrieves).
+    situations: str = "off"
     chunk_chars: int = Field(900, ge=200, le=4000)  # a chunk's text, its heading included
 
 

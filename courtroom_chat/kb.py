@@ -105,11 +105,12 @@ class Chunk:
     part: int
     parts: int
     text: str  # the heading, then this part of the provision
+    kind: str = "text"  # text: the provision's own words; situation: everyday situations written for it
 
     def metadata(self) -> dict[str, Any]:
         p = self.provision
         return {"source": p.source, "act": p.act, "unit": p.unit, "section": p.number, "title": p.title,
-                "part": self.part, "parts": self.parts}
+                "part": self.part, "parts": self.parts, "kind": self.kind}
 
 
 @dataclass(frozen=True)
@@ -325,11 +326,41 @@ def chunk(provision: Provision, size: int) -> list[Chunk]:
             for i, piece in enumerate(pieces, 1)]
 
 
-def corpus_hash(provisions: Sequence[Provision], chunk_chars: int, model: str) -> str:
+def corpus_hash(provisions: Sequence[Provision], chunk_chars: int, model: str,
+                situations: dict[str, str] | None = None) -> str:
     digest = hashlib.sha256(f"{model}:{chunk_chars}".encode())
     for p in provisions:
         digest.update(json.dumps([p.source, p.unit, p.number, p.title, p.text]).encode())
+    if situations:  # an index with situations is another index
+        digest.update(json.dumps(situations, sort_keys=True).encode())
     return digest.hexdigest()
+
+
+SITUATIONS = Path(__file__).with_name("situations")  # situations written for the shipped corpus, one file a source
+
+
+def load_situations(spec: str) -> dict[str, str]:
+    """Everyday situations to index beside the provisions they are about ({"IPC 378": "…"}):
+    "auto" the files shipped for the bundled corpus, "off" none, else a JSON file of its own
+    (the shipped files' shape, or a plain object of key to text)."""
+    spec = spec.strip()
+    if spec.lower() in ("off", "none", ""):
+        return {}
+    paths = sorted(SITUATIONS.glob("*.json")) if spec.lower() == "auto" else [Path(spec).expanduser()]
+    found: dict[str, str] = {}
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"[kb] situations: {path} not found; give a JSON file of provision key to text, "
+                              "or \"auto\" or \"off\"") from None
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"[kb] situations: {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        table = data.get("situations", data) if isinstance(data, dict) else None
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise ConfigError(f"[kb] situations: {path} must map provision keys (\"IPC 378\") to text")
+        found.update({k: v for k, v in table.items() if v.strip()})
+    return found
 
 
 def folder_size(path: Path) -> int:
@@ -407,12 +438,13 @@ def expand_query(query: str) -> str:
 class KnowledgeBase:
     def __init__(self, folders: Sequence[Path], *, store: str = "embedded", path: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, method: str = "hybrid", chunk_chars: int = 900,
-                 embedder: Embedder | None = None, expand: str = "off"):
+                 embedder: Embedder | None = None, expand: str = "off", situations: dict[str, str] | None = None):
         if method not in METHODS:
             raise ConfigError(f"unknown search method '{method}'; use one of {', '.join(METHODS)}")
         if expand not in EXPANSIONS:
             raise ConfigError(f"unknown query expansion '{expand}'; use one of {', '.join(EXPANSIONS)}")
         self.expand = expand
+        self.situations = dict(situations or {})
         self.folders = [Path(f) for f in folders]
         self.store, self.path, self.host, self.port = store, path or default_store_path(), host, port
         self.method, self.chunk_chars = method, chunk_chars
@@ -430,7 +462,8 @@ class KnowledgeBase:
         if kb.user_corpus:
             folders.append(Path(kb.user_corpus).expanduser())
         return cls(folders, store=kb.store, path=Path(kb.path).expanduser() if kb.path else None, host=kb.host,
-                   port=kb.port, method=kb.method, chunk_chars=kb.chunk_chars, embedder=embedder, expand=kb.expand)
+                   port=kb.port, method=kb.method, chunk_chars=kb.chunk_chars, embedder=embedder, expand=kb.expand,
+                   situations=load_situations(kb.situations))
 
     # ------------------------------------------------------------------ the corpus
 
@@ -451,17 +484,24 @@ class KnowledgeBase:
             out: list[Chunk] = []
             taken: Counter[str] = Counter()
             for p in self.provisions:
-                for c in chunk(p, self.chunk_chars):
+                pieces = chunk(p, self.chunk_chars)
+                situation = self.situations.get(p.key, "")
+                if situation and taken[pieces[0].id] == 0:  # the first text of a number holds its situations
+                    base = pieces[0].id.rsplit("-", 1)[0]
+                    pieces.append(Chunk(f"{base}-situations", p, 0, pieces[0].parts, f"{p.heading}\n{situation}",
+                                        kind="situation"))
+                for c in pieces:
                     taken[c.id] += 1  # a number the corpus holds twice (two texts of one article) keeps both
                     out.append(c if taken[c.id] == 1 else Chunk(f"{c.id}~{taken[c.id]}", c.provision, c.part,
-                                                                  c.parts, c.text))
+                                                                  c.parts, c.text, c.kind))
             self._chunks = out
         return self._chunks
 
     @property
     def corpus_hash(self) -> str:
         embedder = self.embedder or default_embedder()
-        return corpus_hash(self.provisions, self.chunk_chars, f"{embedder.model_id}:{embedder.sha256}")
+        return corpus_hash(self.provisions, self.chunk_chars, f"{embedder.model_id}:{embedder.sha256}",
+                           {p.key: self.situations[p.key] for p in self.provisions if p.key in self.situations})
 
     @property
     def collection_name(self) -> str:
@@ -587,12 +627,17 @@ class KnowledgeBase:
         scored.sort(key=lambda p: (-p[1], p[0]))
         hits: list[KBHit] = []
         seen: set[str] = set()
+        first = {}  # a provision's first chunk of its own words, shown for a hit on its situations
+        for c in chunks:
+            if c.kind == "text":
+                first.setdefault(c.provision.key, c)
         for i, score in scored:
             provision = chunks[i].provision
             if provision.key in seen:
                 continue
             seen.add(provision.key)
-            hits.append(KBHit(provision, chunks[i], round(float(score), 6), len(hits) + 1))
+            shown = chunks[i] if chunks[i].kind == "text" else first.get(provision.key, chunks[i])
+            hits.append(KBHit(provision, shown, round(float(score), 6), len(hits) + 1))
             if len(hits) == k:
                 break
         return hits

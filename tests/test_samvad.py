@@ -85,7 +85,7 @@ def test_chunks_keep_source_section_title_and_heading():
         assert c.text.startswith(f"IPC section 300: Murder (part {i} of {len(parts)})\n")
         assert len(c.text) <= 500
         assert c.metadata() == {"source": "IPC", "act": "Indian Penal Code, 1860", "unit": "section", "section": "300",
-                                "title": "Murder", "part": i, "parts": len(parts)}
+                                "title": "Murder", "part": i, "parts": len(parts), "kind": "text"}
     assert " ".join(" ".join(c.text.split("\n", 1)[1] for c in parts).split()) == " ".join(long.text.split())
     short = chunk(Provision("IPC", "Indian Penal Code, 1860", "section", "379", "Punishment for theft", "Whoever commits theft"), 500)
     assert [c.text for c in short] == ["IPC section 379: Punishment for theft\nWhoever commits theft"]
@@ -815,3 +815,38 @@ async def test_without_shuffled_arguments_the_prosecution_is_heard_first(tmp_pat
         if call.agent.startswith("adjudicator"):
             text = call.user_text()
             assert text.index("\nPROSECUTION: ") < text.index("\nDEFENSE: ")
+
+
+def test_situations_are_indexed_beside_their_provision_and_a_hit_shows_its_words(tmp_path):
+    """A situation written for a section is its own chunk (kind "situation") in both searches;
+    a hit found through it shows the provision's own words, as the bench must cite them."""
+    corpus = small_corpus(tmp_path / "corpus")
+    situations = {"IPC 379": "Someone pinches a wallet from a coat on a crowded bus."}
+    kb = KnowledgeBase([corpus], path=tmp_path / "store", situations=situations)
+    added = [c for c in kb.chunks if c.kind == "situation"]
+    assert [(c.provision.key, c.id) for c in added] == [("IPC 379", "ipc-379-situations")]
+    assert added[0].text == "IPC section 379: Punishment for theft\nSomeone pinches a wallet from a coat on a crowded bus."
+    plain = KnowledgeBase([corpus], path=tmp_path / "store")
+    assert kb.corpus_hash != plain.corpus_hash  # another index, built anew
+    [hit] = kb.search("a wallet pinched from a coat on a bus", k=1)
+    assert hit.provision.key == "IPC 379" and hit.chunk.kind == "text" and "whoever commits theft" in hit.chunk.text.lower()
+
+
+def test_situations_load_from_the_shipped_files_or_a_file_of_ones_own(tmp_path):
+    from courtroom_chat.errors import ConfigError
+    from courtroom_chat.kb import load_situations
+
+    shipped = load_situations("auto")
+    assert len(shipped) > 400 and all(k.startswith("IPC ") and v.strip() for k, v in shipped.items())
+    assert load_situations("off") == {}
+    own = tmp_path / "mine.json"
+    own.write_text(json.dumps({"IPC 302": "A man kills his neighbour on purpose.", "IPC 1": ""}), encoding="utf-8")
+    assert load_situations(str(own)) == {"IPC 302": "A man kills his neighbour on purpose."}  # empty ones dropped
+    with pytest.raises(ConfigError, match=r"\[kb\] situations: .*nope.json not found"):
+        load_situations(str(tmp_path / "nope.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('["IPC 302"]', encoding="utf-8")
+    with pytest.raises(ConfigError, match="must map provision keys"):
+        load_situations(str(bad))
+    assert KnowledgeBase.from_settings(kb_settings(tmp_path).kb).situations == {}  # off by default
+    assert KnowledgeBase.from_settings(kb_settings(tmp_path, situations="auto").kb).situations == shipped
