@@ -21,10 +21,14 @@ never loads its own; the store is embedded and persistent (``PersistentClient``)
 ``chroma run`` server (``HttpClient``), by ``[kb] store``. Lexical search is the project's
 BM25 over the same chunks; hybrid mixes both, each scaled over the chunks (``retrieval.fuse``),
 leaning on BM25 as far as the query's own words occur in the best chunk. Results are
-provisions, each at its best chunk.
+provisions, each at its best chunk of its own words. With ``[kb] situations`` a provision
+also has a chunk of everyday situations written for it (``courtroom_chat/situations/``),
+which a question told in plain words can meet; ``[kb] expand`` adds a thesaurus's statutory
+terms to the query instead (measured to help only on the questions it was written beside).
 
-The collection is named after a hash of the corpus (every provision, the chunk size, the
-model): an unchanged corpus reuses it, a changed one is built again and the old one dropped.
+The collection is named after a hash of the corpus (every provision, its situations, the chunk
+size, the model): an unchanged corpus reuses it, a changed one is built again and the old one
+dropped.
 """
 
 from __future__ import annotations
