@@ -455,6 +455,7 @@ class KnowledgeBase:
         self.embedder = embedder
         self._provisions: list[Provision] | None = None
         self._chunks: list[Chunk] | None = None
+        self._own: dict[str, Chunk] | None = None
         self._by_key: dict[str, Provision] = {}
         self._bm25: BM25 | None = None
         self._collection: Any = None
@@ -500,6 +501,16 @@ class KnowledgeBase:
                                                                   c.parts, c.text, c.kind))
             self._chunks = out
         return self._chunks
+
+    def own_words(self) -> dict[str, Chunk]:
+        """Each provision's first chunk of its own words, shown for a hit on its situations; built
+        once with the chunks, not at every search."""
+        if self._own is None:
+            self._own = {}
+            for c in self.chunks:
+                if c.kind == "text":
+                    self._own.setdefault(c.provision.key, c)
+        return self._own
 
     @property
     def corpus_hash(self) -> str:
@@ -631,10 +642,7 @@ class KnowledgeBase:
         scored.sort(key=lambda p: (-p[1], p[0]))
         hits: list[KBHit] = []
         seen: set[str] = set()
-        first = {}  # a provision's first chunk of its own words, shown for a hit on its situations
-        for c in chunks:
-            if c.kind == "text":
-                first.setdefault(c.provision.key, c)
+        first = self.own_words()
         for i, score in scored:
             provision = chunks[i].provision
             if provision.key in seen:
