@@ -652,14 +652,20 @@ async def test_by_default_the_vote_is_the_written_verdict_and_nothing_is_read_ba
     assert "written_verdict" not in record.outputs["justice-1@1"] and "readings" not in record.outputs["verdict"]
 
 
-def test_a_dry_run_shows_the_reading_of_each_analysis_when_votes_are_read_back(tmp_path):
+def dry_run(tmp_path: Path, supreme: str) -> str:
+    """The CLI's dry run of the burglary case with ``supreme`` as its [procedures.supreme] lines."""
     config = tmp_path / "c.toml"
-    config.write_text('[procedures.supreme]\nverdict_from = "analysis"\n')
+    config.write_text(f"[procedures.supreme]\n{supreme}\n")
     result = CliRunner().invoke(app, ["run", str(CASES / "burglary.json"), "--procedure", "supreme", "--backend",
                                       "scripted", "--dry-run", "--config", str(config)], env={"COURTROOM_RUNS_DIR": str(tmp_path)})
     assert result.exit_code == 0, result.output
-    assert "Which verdict does this analysis support?" in result.output
-    assert "[the justice's evidence analysis]" in result.output
+    return result.output
+
+
+def test_a_dry_run_shows_the_reading_of_each_analysis_when_votes_are_read_back(tmp_path):
+    output = dry_run(tmp_path, 'verdict_from = "analysis"')
+    assert "Which verdict does this analysis support?" in output
+    assert "[the justice's evidence analysis]" in output
 
 
 def test_the_order_check_bench_reads_stored_trials_of_an_evaluation(tmp_path):
@@ -761,3 +767,96 @@ async def test_the_analysis_form_is_unchanged_by_default():
     assert "evidence_analysis" in justice.schema["properties"] and "elements" not in justice.schema["properties"]
     assert '- "evidence_analysis": three or four sentences weighing the evidence for and against, including its ' \
            'weaknesses; end with one sentence on whether the prosecution proved its case.\n- "verdict": exactly' in justice.prompt
+
+
+class OrderFollower(ScriptedBackend):
+    """The demo court, except that the named members write whichever verdict is listed first
+    to them, as the 1.5B's justices mostly did on the clear No cases."""
+
+    def __init__(self, followers: set[str], **kw):
+        super().__init__(**kw)
+        self.followers = followers
+
+    def derive(self, request):
+        reply = super().derive(request)
+        enum = ((request.schema or {}).get("properties", {}).get("verdict") or {}).get("enum")
+        if request.agent in self.followers and isinstance(reply, dict) and enum:
+            reply = {**reply, "verdict": enum[0]}
+        return reply
+
+
+async def test_both_orders_asks_every_member_twice_and_a_verdict_that_follows_the_order_goes_to_the_defense():
+    """``both_orders`` (issue 13): each justice (both rounds) and juror is asked again with the
+    two verdicts listed the other way; a verdict that holds counts, one that follows the order
+    was not persuaded and counts for the side without the burden. The second asking reads the
+    same transcript, is not shown as a second card, and the opinion says what it did."""
+    followers = {"justice-1", "justice-2", "juror-1", "juror-2", "juror-3"}
+    backend = OrderFollower(followers)
+    record = await Trial(load_case(CASES / "burglary.json"), settings(both_orders=True), store=None, seed=7,
+                         backends={"scripted": backend}).run()
+    by_agent: dict[str, list] = {}
+    for call in backend.calls:
+        by_agent.setdefault(call.agent, []).append(call)
+    assert len(backend.calls) == 9 * 2 * 2 + 12 * 2 + 2
+    orders = record.outputs["orders"]
+    for name in ("justice-1", "justice-5", "juror-1", "juror-7"):
+        calls = by_agent[name]
+        for first, again in zip(calls[::2], calls[1::2], strict=True):
+            assert first.schema["properties"]["verdict"]["enum"] == orders[name]["labels"]
+            assert again.schema["properties"]["verdict"]["enum"] == orders[name]["labels"][::-1]
+            assert again.inputs.get("swapped") is True and "swapped" not in first.inputs
+            assert again.case is first.case and again.prompt != first.prompt
+            a, b = orders[name]["labels"]
+            assert f'exactly "{b}" or "{a}"' in again.prompt
+    one = record.outputs["justice-1@1"]
+    assert one["verdict"] == "not guilty" and one["orders"] == {
+        "held": False, "first": orders["justice-1"]["labels"][0], "other": orders["justice-1"]["labels"][1]}
+    assert one["confidence"] == 0.5
+    assert "followed the order the verdicts were listed in" in present_opinion(one)
+    steady = record.outputs["justice-5@1"]
+    assert steady["orders"]["held"] is True and steady["verdict"] == steady["orders"]["first"]
+    assert "held with the verdicts listed either way" in present_opinion(steady)
+    doc = record.outputs["verdict"]
+    assert doc["both_orders"]["asked"] == 18 and doc["both_orders"]["counted_for"] == "not guilty"
+    assert doc["both_orders"]["held"] == 14 and len(doc["both_orders"]["followed"]) == 4  # justices 1 and 2, twice
+    assert all(f.startswith(("Justice 1 ", "Justice 2 ")) for f in doc["both_orders"]["followed"])
+    assert record.outputs["jury"]["both_orders"] == {"asked": 12, "held": 9}
+    assert record.outputs["juror-1"]["verdict"] == "not guilty"
+    assert "Verdicts asked both ways round:" in record.outcome.markdown
+    started = [e for e in record.events if e.get("type") == "agent_started" and e.get("agent") == "justice-1"]
+    assert len(started) == 2  # one card a round: the second asking is not announced
+
+
+def present_opinion(o: dict) -> str:
+    from courtroom_chat.procedures.supreme import present
+    return present.opinion_markdown(o)
+
+
+async def test_with_both_orders_off_each_member_is_asked_once():
+    record, backend = await trial(seed=7)
+    assert len(backend.calls) == 9 * 2 + 12 + 2 and not any("swapped" in c.inputs for c in backend.calls)
+    assert "both_orders" not in record.outputs["verdict"] and "orders" not in record.outputs["justice-1@1"]
+
+
+async def test_a_second_asking_that_fails_leaves_the_first_verdict_with_a_warning():
+    record, _ = await trial(script={"justice-2": [opinion("guilty"), {"$error": "the model went away"},
+                                                  held("guilty"), held("guilty")]}, both_orders=True, seed=7)
+    first = record.outputs["justice-2@1"]
+    assert first["verdict"] == "guilty" and "orders" not in first
+    assert [w for w in record.warnings if w.rule == "both_orders" and w.agent == "justice-2"]
+    assert record.outputs["justice-2@2"]["orders"]["held"] is True
+
+
+def test_held_both_keeps_a_label_given_both_ways_else_the_default():
+    from courtroom_chat.procedures.deliberation import held_both
+    assert held_both("guilty", "guilty", "not guilty") == ("guilty", True)
+    assert held_both("not guilty", "not guilty", "not guilty") == ("not guilty", True)
+    assert held_both("guilty", "not guilty", "not guilty") == ("not guilty", False)
+    assert held_both("liable", "not liable", "not liable") == ("not liable", False)
+
+
+def test_a_dry_run_with_both_orders_shows_every_prompt_in_both_orders(tmp_path):
+    output = dry_run(tmp_path, "both_orders = true\nshuffle_labels = false")
+    assert "**Dry run:** 62 prompts" in output  # 18 opinions, 12 jurors, each twice; 2 clerk steps
+    assert output.count('exactly "guilty" or "not guilty"') == 9 * 2 + 12 + 1  # the clerk's once
+    assert output.count('exactly "not guilty" or "guilty"') == 9 * 2 + 12

@@ -41,6 +41,17 @@ def argument_order(court: Court, sides: list[str], agent: str) -> list[str]:
     return order
 
 
+def held_both(first: str, other: str, default: str) -> tuple[str, bool]:
+    """A member's vote when asked twice, the labels listed one way and then the other: the
+    label it gave both times, or ``default`` (the label of the side without the burden) when
+    it gave whichever label came first, or whichever came second; and whether it held. A small
+    model mostly writes the label listed first (the supreme court's justices on the 1.5B, the
+    No cases' verdicts, 15 of 16: ``bench/results/supreme-findings-probe-1.5b-2026-11-27``),
+    so a label that does not survive the swap says nothing about the evidence (the position
+    swap of LLM-as-judge evaluations, where a judgement that flips counts as a tie)."""
+    return (first, True) if first == other else (default, False)
+
+
 STOPWORDS = set(
     "the a an and or of to in on for is are was were be been it this that with as at by from we i you "
     "they not no yes should would could will can do does did now our your their its has have had but if "

@@ -84,6 +84,11 @@ class Parameters(BaseModel):
                                                    "own seeded order, in the prompt and the schema (off: the case "
                                                    "type's order, guilty / liable first; on the 1.5B that court said "
                                                    "Yes to every clear case, 9-0)")
+    both_orders: bool = Field(False, description="Ask each justice and juror twice, the two verdicts listed in each "
+                                                 "order (the second call shares the first's transcript and costs "
+                                                 "mostly its reply); a vote counts only if it holds in both, and a "
+                                                 "member whose verdict follows the order was not persuaded, so it "
+                                                 "votes for the party without the burden (not guilty / not liable)")
     verdict_from: Literal["opinion", "analysis"] = Field(
         "opinion", description="A justice's vote: the verdict its opinion writes (opinion), or the one its analysis "
                                "supports, read back from the analysis alone by a second short call (analysis; both are "
@@ -192,19 +197,22 @@ class SupremeCourt(Procedure):
                            round=round_, temperature=court.params.justice_temperature)
 
     @staticmethod
-    def order(court: Court, standard: Standard, agent: str) -> list[str]:
-        """The two verdicts in the order ``agent`` reads them (``shuffle_labels``: its own seeded order)."""
-        return deliberation.label_order(court, standard.labels, agent)
+    def order(court: Court, standard: Standard, agent: str, swapped: bool = False) -> list[str]:
+        """The two verdicts in the order ``agent`` reads them (``shuffle_labels``: its own seeded
+        order), or (``swapped``, the second asking of ``both_orders``) the other way round."""
+        order = deliberation.label_order(court, standard.labels, agent)
+        return order[::-1] if swapped else order
 
-    def choices(self, court: Court, standard: Standard, agent: str) -> dict[str, str]:
-        first, second = self.order(court, standard, agent)
+    def choices(self, court: Court, standard: Standard, agent: str, swapped: bool = False) -> dict[str, str]:
+        first, second = self.order(court, standard, agent, swapped)
         return {"yes": standard.yes, "no": standard.no, "first": first, "second": second, "party": standard.party,
                 "claim": "charge" if standard.type == "criminal" else "claim"}
 
-    def weighing(self, court: Court, standard: Standard, agent: str, round_: int) -> dict[str, str]:
+    def weighing(self, court: Court, standard: Standard, agent: str, round_: int,
+                 swapped: bool = False) -> dict[str, str]:
         """The opinion's fields between its key facts and its confidence: the evidence analysis and
         the verdict, or (``opinion_form = "findings"``) the findings and the verdict they bind."""
-        choices = self.choices(court, standard, agent)
+        choices = self.choices(court, standard, agent, swapped)
         if court.params.opinion_form == "findings":
             return {"weighing": self.render("findings", **choices).rstrip("\n"),
                     "verdict_line": self.render("findings_verdict", **choices).rstrip("\n")}
@@ -218,14 +226,15 @@ class SupremeCourt(Procedure):
             return FindingsOpinionReply if findings else OpinionReply
         return FindingsConferenceReply if findings else ConferenceReply
 
-    def opinion_prompt(self, court: Court, standard: Standard, n: int) -> str:
+    def opinion_prompt(self, court: Court, standard: Standard, n: int, swapped: bool = False) -> str:
         name, _ = court.params.seat(n)
-        return self.render("justice", burden=self.burden(standard), **self.choices(court, standard, f"justice-{n}"),
-                           **self.weighing(court, standard, f"justice-{n}", 1),
+        me = f"justice-{n}"
+        return self.render("justice", burden=self.burden(standard), **self.choices(court, standard, me, swapped),
+                           **self.weighing(court, standard, me, 1, swapped),
                            seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def conference_prompt(self, court: Court, standard: Standard, n: int, round_: int,
-                          previous: dict[str, dict[str, Any]]) -> str:
+                          previous: dict[str, dict[str, Any]], swapped: bool = False) -> str:
         """Round ``round_``: the other opinions under letters in this justice's own seeded order, or
         (``peer_order = "shared"``) every opinion in one order, the same text for every justice."""
         me = f"justice-{n}"
@@ -240,7 +249,7 @@ class SupremeCourt(Procedure):
                                 court.params.philosophies())
         return self.render(
             "conference", burden=self.burden(standard), round=round_, previous=round_ - 1,
-            **self.choices(court, standard, me), **self.weighing(court, standard, me, round_), digest=digest, opinions_below=below, mine=f" ({mine} above)" if mine else "",
+            **self.choices(court, standard, me, swapped), **self.weighing(court, standard, me, round_, swapped), digest=digest, opinions_below=below, mine=f" ({mine} above)" if mine else "",
             own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
             if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
@@ -274,16 +283,17 @@ class SupremeCourt(Procedure):
             plans = []
             for n in range(1, p.justices + 1):
                 agent = self.justice(court, n, round_)
-                prompt = (self.opinion_prompt(court, standard, n) if round_ == 1
-                          else self.conference_prompt(court, standard, n, round_, previous))
-                plans.append((n, agent, prompt))
-            court.check_context([(a, pr) for _, a, pr in plans])
+                prompt, *other = [self.opinion_prompt(court, standard, n, swapped) if round_ == 1
+                                  else self.conference_prompt(court, standard, n, round_, previous, swapped)
+                                  for swapped in ((False, True) if p.both_orders else (False,))]
+                plans.append((n, agent, (prompt, *other)))
+            court.check_context([(a, pr) for _, a, prompts in plans for pr in prompts])
             before_calls = len(court.record.calls)
             current: dict[str, dict[str, Any]] = {}
-            async with court.stage(stage_name, round=round_, planned=[(a, pr) for _, a, pr in plans]) as stage:
+            async with court.stage(stage_name, round=round_, planned=[(a, prompts[0]) for _, a, prompts in plans]) as stage:
                 prior = majority({k: v["verdict"] for k, v in previous.items()}, standard) if previous else ""
-                await asyncio.gather(*(self.sit(court, standard, n, agent, prompt, wire, round_, previous, prior,
-                                                current) for n, agent, prompt in plans))
+                await asyncio.gather(*(self.sit(court, standard, n, agent, prompts, wire, round_, previous, prior,
+                                                current) for n, agent, prompts in plans))
                 if not current:
                     raise RoleOutputError(f"no justice could give an opinion in round {round_}", agent="justice-1")
                 votes = {k: v["verdict"] for k, v in current.items()}
@@ -306,36 +316,71 @@ class SupremeCourt(Procedure):
                 break
         return rounds, flow
 
-    async def sit(self, court: Court, standard: Standard, n: int, agent: Agent, prompt: str, wire: type[OpinionReply],
-                  round_: int, previous: dict[str, dict[str, Any]], prior: str, current: dict[str, dict[str, Any]]) -> None:
+    async def sit(self, court: Court, standard: Standard, n: int, agent: Agent, prompts: tuple[str, ...],
+                  wire: type[OpinionReply], round_: int, previous: dict[str, dict[str, Any]], prior: str,
+                  current: dict[str, dict[str, Any]]) -> None:
+        """Justice ``n``'s opinion of this round: asked once, or (``both_orders``) again with the
+        verdicts listed the other way (``prompts[1]``), its vote what holds in both."""
         p = court.params
         name, position = p.seat(n)
         own = previous.get(agent.name)
         inputs = {**self.common(standard), "seat": n, "size": p.justices, "round": round_, "position": position,
                   "philosophy": name, **({"before": own["verdict"], "majority": prior} if own else {})}
-        try:
-            answer = await court.ask(agent, prompt, wire, inputs=inputs,
-                                     schema=self.opinion_schema(self.order(court, standard, agent.name), wire),
-                                     check=lambda r: opinion_problems(r, standard, p.min_words))
-        except FAILED:
+        data, repaired = await self.opine(court, standard, n, agent, prompts[0], wire, inputs)
+        if data is None:
             return
-        court.settle(agent, answer)
-        data = answer.value.model_dump(mode="json")
-        if "elements" in data:
-            data |= self.found(court, standard, agent, data)
-        if p.verdict_from == "analysis":
-            data |= await self.reread(court, standard, agent, n, data)
-        if own and isinstance(answer.value, ConferenceReply) and answer.value.changed != (data["verdict"] != own["verdict"]):
+        if len(prompts) > 1:
+            again, _ = await self.opine(court, standard, n, agent, prompts[1], wire, inputs, swapped=True)
+            data |= self.both(court, standard, agent, data, again)
+        if own and "changed" in data and data["changed"] != (data["verdict"] != own["verdict"]):
             data["changed"] = data["verdict"] != own["verdict"]  # what it did, not what it said
         data |= {"standard": f"{standard.burden}, the burden on {standard.party}", "philosophy": name,
                  "position": round(position, 3)}
         current[agent.name] = data
-        court.finish(agent, data, markdown=present.opinion_markdown(data), repaired=answer.repaired,
+        court.finish(agent, data, markdown=present.opinion_markdown(data), repaired=repaired,
                      title=f"Justice {n} · {data['verdict']}", key=f"{agent.name}@{round_}",
                      line=f"justice {n} ({name}): {data['verdict']}, {data['confidence']:.2f}"
                           + (" · changed" if data.get("changed") else ""))
         court.tally(standard.labels, dict(Counter(v["verdict"] for v in current.values())), seated=p.justices,
                     pending=p.justices - len(current), title=f"Bench, round {round_}", round=round_)
+
+    async def opine(self, court: Court, standard: Standard, n: int, agent: Agent, prompt: str,
+                    wire: type[OpinionReply], inputs: dict[str, Any], swapped: bool = False
+                    ) -> tuple[dict[str, Any] | None, bool]:
+        """One asking of a justice: its opinion as the court reads it (findings bound, the vote
+        read back from the analysis if so set), and whether it was repaired; None if it failed.
+        The second asking of ``both_orders`` is not announced: the opinion shown is the first."""
+        p = court.params
+        try:
+            answer = await court.ask(agent, prompt, wire, inputs={**inputs, **({"swapped": True} if swapped else {})},
+                                     schema=self.opinion_schema(self.order(court, standard, agent.name, swapped), wire),
+                                     check=lambda r: opinion_problems(r, standard, p.min_words), announce=not swapped)
+        except FAILED:
+            return None, False
+        court.settle(agent, answer)
+        data = answer.value.model_dump(mode="json")
+        if "elements" in data:
+            data |= self.found(court, standard, agent, data)
+        if p.verdict_from == "analysis":
+            data |= await self.reread(court, standard, agent, n, data, swapped)
+        return data, answer.repaired
+
+    @staticmethod
+    def both(court: Court, standard: Standard, agent: Agent, first: dict[str, Any],
+             again: dict[str, Any] | None) -> dict[str, Any]:
+        """A member's vote from its two askings (``both_orders``): the verdict if it held with the
+        verdicts listed either way; else the party without the burden's, since a verdict that
+        follows the order it was offered in is no finding that the burden was met."""
+        if again is None:
+            court.warn(agent.name, "both_orders", f"{agent.title} could not be asked with the verdicts in the other "
+                                                  f"order; its vote is its one verdict ({first['verdict']})")
+            return {}
+        vote, held = deliberation.held_both(first["verdict"], again["verdict"], standard.no)
+        out: dict[str, Any] = {"verdict": vote, "orders": {"held": held, "first": first["verdict"],
+                                                            "other": again["verdict"]}}
+        if "confidence" in first:  # a justice's: the mean of the two if it held, else even
+            out["confidence"] = round((first["confidence"] + again["confidence"]) / 2, 3) if held else 0.5
+        return out
 
     @staticmethod
     def found(court: Court, standard: Standard, agent: Agent, opinion: dict[str, Any]) -> dict[str, Any]:
@@ -353,8 +398,8 @@ class SupremeCourt(Procedure):
             out |= {"verdict": bound, "written_verdict": opinion["verdict"]}
         return out
 
-    def reread_prompt(self, court: Court, standard: Standard, agent: str, analysis: str) -> str:
-        first, second = self.order(court, standard, agent)
+    def reread_prompt(self, court: Court, standard: Standard, agent: str, analysis: str, swapped: bool = False) -> str:
+        first, second = self.order(court, standard, agent, swapped)
         return self.render("reread", question=court.case.question, burden=self.burden(standard), analysis=analysis,
                            first=first, second=second)
 
@@ -364,17 +409,18 @@ class SupremeCourt(Procedure):
         return court.agent(justice.name, "justice", justice.title, justice.stage, temperature=0.0, max_tokens=250,
                            expected_output_tokens=60, round=justice.round)
 
-    async def reread(self, court: Court, standard: Standard, agent: Agent, n: int, opinion: dict[str, Any]) -> dict[str, Any]:
+    async def reread(self, court: Court, standard: Standard, agent: Agent, n: int, opinion: dict[str, Any],
+                     swapped: bool = False) -> dict[str, Any]:
         """The verdict ``opinion``'s analysis supports, read from the analysis alone (no transcript,
         no philosophy) in the justice's own order of the verdicts: the vote, with the written
         verdict kept beside it. If the reading fails, the written verdict stands, with a warning."""
-        order = self.order(court, standard, agent.name)
-        prompt = self.reread_prompt(court, standard, agent.name, opinion["evidence_analysis"])
+        order = self.order(court, standard, agent.name, swapped)
+        prompt = self.reread_prompt(court, standard, agent.name, opinion["evidence_analysis"], swapped)
         reader = self.reader(court, agent)
         try:
             read = await court.ask(reader, prompt, RereadReply, announce=False, system=self.render("reread_system"),
                                    prefix="", inputs={**self.common(standard), "seat": n, "reread": True,
-                                                      "written": opinion["verdict"]},
+                                                      "written": opinion["verdict"], **({"swapped": True} if swapped else {})},
                                    schema=refine_schema(RereadReply, {"verdict": {"enum": order},
                                                                       "finding": {"maxLength": 400}}),
                                    check=lambda r: verdict_problem(r.verdict, standard))
@@ -389,8 +435,8 @@ class SupremeCourt(Procedure):
 
     # ---------------------------------------------------------------- the jury
 
-    def juror_prompt(self, court: Court, standard: Standard, n: int, size: int) -> str:
-        return self.render("juror", burden=self.burden(standard), **self.choices(court, standard, f"juror-{n}"),
+    def juror_prompt(self, court: Court, standard: Standard, n: int, size: int, swapped: bool = False) -> str:
+        return self.render("juror", burden=self.burden(standard), **self.choices(court, standard, f"juror-{n}", swapped),
                            number=n, size=size)
 
     async def deliberate(self, court: Court, standard: Standard) -> dict[str, Any]:
@@ -398,28 +444,46 @@ class SupremeCourt(Procedure):
         agents = [court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury", temperature=p.juror_temperature)
                   for n in range(1, p.jurors + 1)]
         prompts = {a.name: self.juror_prompt(court, standard, n, p.jurors) for n, a in enumerate(agents, 1)}
+        if p.both_orders:
+            court.check_context([(a, self.juror_prompt(court, standard, n, p.jurors, True))
+                                 for n, a in enumerate(agents, 1)])
         votes: dict[str, str] = {}
+        held: dict[str, bool] = {}  # both_orders: whether each juror's verdict held with the order reversed
 
-        def schema(agent: Agent) -> dict[str, Any]:
-            return refine_schema(JurorReply, {"verdict": {"enum": self.order(court, standard, agent.name)},
+        def schema(agent: Agent, swapped: bool = False) -> dict[str, Any]:
+            return refine_schema(JurorReply, {"verdict": {"enum": self.order(court, standard, agent.name, swapped)},
                                               "facts_for": {"maxItems": 4}, "facts_against": {"maxItems": 4},
                                               "reasoning": {"maxLength": 900}})
 
         needed = jury_needed(p.jurors, standard, p.criminal_rule, p.civil_majority)
         rule = ("unanimity required" if needed == p.jurors and p.jurors > 1 else f"{needed} of {p.jurors} needed")
 
-        async def sit(n: int, agent: Agent) -> None:
+        async def ask(n: int, agent: Agent, swapped: bool = False) -> Any:
+            prompt = self.juror_prompt(court, standard, n, p.jurors, True) if swapped else prompts[agent.name]
             try:
-                answer = await court.ask(agent, prompts[agent.name], JurorReply, schema=schema(agent),
-                                         inputs={**self.common(standard), "number": n, "size": p.jurors},
+                answer = await court.ask(agent, prompt, JurorReply, schema=schema(agent, swapped), announce=not swapped,
+                                         inputs={**self.common(standard), "number": n, "size": p.jurors,
+                                                 **({"swapped": True} if swapped else {})},
                                          check=lambda r: juror_problems(r, standard, p.min_words))
             except FAILED:
-                return
+                return None
             court.settle(agent, answer)
-            votes[agent.name] = answer.value.verdict
-            court.finish(agent, answer.value, markdown=present.juror_markdown(answer.value.model_dump()),
-                         title=f"Juror {n} · {answer.value.verdict}", repaired=answer.repaired,
-                         line=f"juror {n}: {answer.value.verdict}")
+            return answer
+
+        async def sit(n: int, agent: Agent) -> None:
+            answer = await ask(n, agent)
+            if answer is None:
+                return
+            data = answer.value.model_dump()
+            if p.both_orders:
+                again = await ask(n, agent, swapped=True)
+                data |= self.both(court, standard, agent, data, again and again.value.model_dump())
+                if "orders" in data:
+                    held[agent.name] = data["orders"]["held"]
+            votes[agent.name] = data["verdict"]
+            court.finish(agent, data, markdown=present.juror_markdown(data),
+                         title=f"Juror {n} · {data['verdict']}", repaired=answer.repaired,
+                         line=f"juror {n}: {data['verdict']}")
             court.tally(standard.labels, dict(Counter(votes.values())), seated=p.jurors,
                         pending=p.jurors - len(votes), title="Jury")
 
@@ -431,6 +495,8 @@ class SupremeCourt(Procedure):
             jury = {"verdict": verdict, "split": f"{split} ({' / '.join(standard.labels)})", "rule": rule,
                     "needed": needed, "seated": p.jurors, "voted": len(votes),
                     "votes": {label: counts[label] for label in standard.labels}}
+            if held:
+                jury["both_orders"] = {"asked": len(held), "held": sum(held.values())}
             court.keep("jury", jury)
             stage.state = f"{verdict} ({split})"
             stage.markdown = f"**Jury:** {verdict} · {split} · {rule}"
@@ -565,6 +631,7 @@ class SupremeCourt(Procedure):
             "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]}
                          for k in seats if votes[k] != decision],
             "conformity": conf, "confidence_changes": changes, **self.readings(rounds, title),
+            **self.swaps(rounds, title, standard),
             "jury": {**jury, "agrees": jury["verdict"] == decision}, "why": trace,
         }
         court.keep("verdict", document)
@@ -652,6 +719,19 @@ class SupremeCourt(Procedure):
             f"{o['verdict']}"
             for r, k, o in held if o["written_verdict"] != o["verdict"]]}}
 
+    @staticmethod
+    def swaps(rounds: list[dict[str, dict[str, Any]]], title: Any, standard: Standard) -> dict[str, Any]:
+        """With ``both_orders``: how many opinions were asked both ways, how many held, and whose
+        verdict followed the order instead (justice, round: first → with the order reversed)."""
+        asked = [(r, k, o) for r, opinions in enumerate(rounds, 1) for k, o in opinions.items()
+                 if "orders" in o and not (r > 1 and o is rounds[r - 2].get(k))]
+        if not asked:
+            return {}
+        return {"both_orders": {"asked": len(asked), "held": sum(o["orders"]["held"] for _, _, o in asked),
+                                "counted_for": standard.no, "followed": [
+            f"{title(k)}, round {r}: {o['orders']['first']}, then {o['orders']['other']}"
+            for r, k, o in asked if not o["orders"]["held"]]}}
+
     # ---------------------------------------------------------------- dry run, demo, result
 
     async def plan(self, court: Court) -> None:
@@ -660,21 +740,26 @@ class SupremeCourt(Procedure):
         placeholder = {"verdict": "[verdict]", "confidence": 0.0, "key_facts": ["[key facts]"],
                        "evidence_analysis": "[the analysis of round 1]"}
         previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
-        for n in range(1, p.justices + 1):
-            court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n),
-                              self.wire(court, 1))
-        if p.verdict_from == "analysis":
+        orders = (False, True) if p.both_orders else (False,)  # both_orders: each asking again, reversed
+        for swapped in orders:
             for n in range(1, p.justices + 1):
-                court.plan_prompt("opinions", self.reader(court, self.justice(court, n, 1)),
-                                  self.reread_prompt(court, standard, f"justice-{n}", "[the justice's evidence analysis]"),
-                                  RereadReply, system=self.render("reread_system"), prefix="")
+                court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n, swapped),
+                                  self.wire(court, 1))
+            if p.verdict_from == "analysis":
+                for n in range(1, p.justices + 1):
+                    court.plan_prompt("opinions", self.reader(court, self.justice(court, n, 1)),
+                                      self.reread_prompt(court, standard, f"justice-{n}",
+                                                         "[the justice's evidence analysis]", swapped),
+                                      RereadReply, system=self.render("reread_system"), prefix="")
         if p.rounds > 1:
-            for n in range(1, p.justices + 1):
-                court.plan_prompt("conference", self.justice(court, n, 2),
-                                  self.conference_prompt(court, standard, n, 2, previous), self.wire(court, 2))
-        for n in range(1, p.jurors + 1):
-            court.plan_prompt("jury", court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury"),
-                              self.juror_prompt(court, standard, n, p.jurors), JurorReply)
+            for swapped in orders:
+                for n in range(1, p.justices + 1):
+                    court.plan_prompt("conference", self.justice(court, n, 2),
+                                      self.conference_prompt(court, standard, n, 2, previous, swapped), self.wire(court, 2))
+        for swapped in orders:
+            for n in range(1, p.jurors + 1):
+                court.plan_prompt("jury", court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury"),
+                                  self.juror_prompt(court, standard, n, p.jurors, swapped), JurorReply)
         court.plan_prompt("why", court.agent("clerk-facts", "clerk", "Law clerk · facts", "why"),
                           self.facts_prompt(court, standard), FactsReply)
         court.plan_prompt("why", court.agent("clerk-reasoning", "clerk", "Law clerk · reasoning", "why"),

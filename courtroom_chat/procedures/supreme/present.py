@@ -28,6 +28,7 @@ def opinion_markdown(o: dict[str, Any]) -> str:
     if o.get("written_verdict") and o["written_verdict"] != o["verdict"]:
         lines[0] += (f" · read from the analysis; the opinion wrote \"{o['written_verdict']}\", which its analysis "
                      "does not support")
+    lines[0] += orders_said(o)
     if o.get("reading"):
         lines.append(f"**The analysis, read back:** {o['reading']}")
     if "changed" in o:
@@ -81,7 +82,19 @@ def tally_text(opinions: list[dict[str, Any]], labels: list[str], with_confidenc
 
 
 def juror_markdown(j: dict[str, Any]) -> str:
-    return "\n".join([f"**Verdict:** {j['verdict']}", "", *facts_markdown(j), "", f"**Reasoning:** {j.get('reasoning', '')}"])
+    return "\n".join([f"**Verdict:** {j['verdict']}{orders_said(j)}", "", *facts_markdown(j), "",
+                      f"**Reasoning:** {j.get('reasoning', '')}"])
+
+
+def orders_said(o: dict[str, Any]) -> str:
+    """What asking twice, the verdicts listed each way (``both_orders``), did to this vote."""
+    orders = o.get("orders")
+    if not orders:
+        return ""
+    if orders["held"]:
+        return " · held with the verdicts listed either way"
+    return (f" · followed the order the verdicts were listed in (\"{orders['first']}\", then \"{orders['other']}\" "
+            f"with the order reversed): not persuaded, so counted for \"{o['verdict']}\"")
 
 
 def fact_line(f: dict[str, Any]) -> str:
@@ -138,6 +151,14 @@ def verdict_document(doc: dict[str, Any]) -> str:
         lines += [f"**Votes read from the analyses:** {read['read']} opinion{'s' if read['read'] != 1 else ''}"
                   + (f"; in {len(read['differed'])} the written verdict was not what the analysis supports "
                      f"({'; '.join(read['differed'])})" if read["differed"] else "; every written verdict agreed"), ""]
+    swaps = doc.get("both_orders")
+    if swaps:
+        asked_jury = jury.get("both_orders")
+        lines += [f"**Verdicts asked both ways round:** {swaps['held']} of {swaps['asked']} opinions held with the two "
+                  f"verdicts listed either way"
+                  + (f"; {len(swaps['followed'])} followed the order and counted for {swaps['counted_for']} "
+                     f"({'; '.join(swaps['followed'])})" if swaps["followed"] else "")
+                  + (f" · jurors: {asked_jury['held']} of {asked_jury['asked']} held" if asked_jury else ""), ""]
     if conf.get("rounds_skipped"):
         lines += [f"**Rounds skipped:** {conf['rounds_skipped']} (positions had stopped changing; about "
                   f"{conf['tokens_saved']:,} tokens saved)", ""]
