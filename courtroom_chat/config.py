@@ -328,6 +328,8 @@ def find_config(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     """The config file in effect, or None for the built-in defaults."""
     if explicit:
         path = Path(explicit)
+        if path.is_dir():
+            raise ConfigError(f"config {path} is a folder; give the .toml file (e.g. {path / 'config.toml'})")
         if not path.is_file():
             raise ConfigError(f"config file not found: {path}; create one with `courtroom config init {path}`")
         return path

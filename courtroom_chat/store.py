@@ -15,7 +15,8 @@ import re
 import secrets
 import sqlite3
 import tempfile
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -99,55 +100,90 @@ class RunStore:
 
     # ------------------------------------------------------------------ index
 
-    def _connect(self) -> sqlite3.Connection:
+    def _mkdir(self) -> None:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(f"cannot create the runs directory {self.root}: {exc.strerror}; pass --runs-dir") from None
-        conn = sqlite3.connect(self.root / "index.sqlite", timeout=15)
-        conn.row_factory = sqlite3.Row
-        if not self._ready:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            for number, sql in enumerate(MIGRATIONS[version:], version + 1):
-                with conn:
-                    conn.executescript(sql)
-                    conn.execute(f"PRAGMA user_version = {number}")
-            self._ready = True
-        return conn
+
+    @contextmanager
+    def _index(self) -> Iterator[sqlite3.Connection]:
+        """The index, open (and migrated, or built from the run files when it is new). A damaged
+        index is one line saying what to do: the run files are the record, the index only lists
+        them, so moving it aside loses nothing but the chat's owners of runs."""
+        self._mkdir()
+        index = self.root / "index.sqlite"
+        try:
+            new = not index.exists()
+            with closing(sqlite3.connect(index, timeout=15)) as conn:
+                conn.row_factory = sqlite3.Row
+                if not self._ready:
+                    version = conn.execute("PRAGMA user_version").fetchone()[0]
+                    for number, sql in enumerate(MIGRATIONS[version:], version + 1):
+                        with conn:
+                            conn.executescript(sql)
+                            conn.execute(f"PRAGMA user_version = {number}")
+                    if new:
+                        self._index_files(conn)
+                    self._ready = True
+                yield conn
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"the runs index {index} is damaged ({exc}); move it aside (mv {index} {index}.damaged): "
+                             "the run files are kept, and the next command lists them again") from None
+
+    def _index_files(self, conn: sqlite3.Connection) -> None:
+        """A new index over a folder that already holds runs (an index moved aside): every run
+        file that reads, listed again (a damaged one is left out, as `show` would refuse it)."""
+        for path in sorted(self.root.glob("*.json")):
+            try:
+                record = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if path.name == f"{record.run_id}.json":
+                self._put(conn, record, path, "")
+
+    @staticmethod
+    def _put(conn: sqlite3.Connection, record: RunRecord, path: Path, owner: str) -> None:
+        summary = record.summary()
+        votes = summary["votes"]
+        row = {k: summary[k] for k in _INDEXED} | {
+            "started_at": record.started_at.isoformat(),
+            "models": json.dumps(record.models),
+            "backends": ",".join(summary["backends"]),
+            "summary": json.dumps(summary, default=str, ensure_ascii=False),
+            "guilty": votes.get("act"), "not_guilty": votes.get("do not act"), "abstain": votes.get("abstain"),
+            "seated": sum(votes.values()) if votes else None,
+            "path": path.name,
+            "owner": owner,
+        }
+        with conn:
+            cols = ", ".join(row)
+            marks = ", ".join(f":{k}" for k in row)
+            conn.execute(f"INSERT OR REPLACE INTO runs ({cols}) VALUES ({marks})", row)
 
     def path_for(self, run_id: str) -> Path:
         return self.root / f"{run_id}.json"
 
     def save(self, record: RunRecord, *, owner: str = "") -> Path:
-        """Write the record (atomically) and update its index row."""
+        """Write the record (atomically), then its index row: the run is kept on disk even
+        when the index cannot take it."""
         path = self.path_for(record.run_id)
         text = redact(record.model_dump_json(indent=1))
-        with closing(self._connect()) as conn:
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".run-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-            summary = record.summary()
-            votes = summary["votes"]
-            row = {k: summary[k] for k in _INDEXED} | {
-                "started_at": record.started_at.isoformat(),
-                "models": json.dumps(record.models),
-                "backends": ",".join(summary["backends"]),
-                "summary": json.dumps(summary, default=str, ensure_ascii=False),
-                "guilty": votes.get("act"), "not_guilty": votes.get("do not act"), "abstain": votes.get("abstain"),
-                "seated": sum(votes.values()) if votes else None,
-                "path": path.name,
-                "owner": owner,
-            }
-            with conn:
-                cols = ", ".join(row)
-                marks = ", ".join(f":{k}" for k in row)
-                conn.execute(f"INSERT OR REPLACE INTO runs ({cols}) VALUES ({marks})", row)
+        self._mkdir()
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".run-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        try:
+            with self._index() as conn:
+                self._put(conn, record, path, owner)
+        except InputError as exc:
+            raise InputError(f"{exc}; this run is saved as {path}") from None
         return path
 
     def resolve(self, run_id: str) -> str:
         """A full run id from a unique prefix of it."""
-        with closing(self._connect()) as conn:
+        with self._index() as conn:
             rows = conn.execute("SELECT run_id FROM runs WHERE run_id LIKE ? ORDER BY run_id", (run_id + "%",)).fetchall()
         ids = [r["run_id"] for r in rows]
         if run_id in ids:
@@ -185,7 +221,7 @@ class RunStore:
             args.append(owner)
         query += " ORDER BY started_at DESC, run_id DESC LIMIT ?"
         args.append(limit)
-        with closing(self._connect()) as conn:
+        with self._index() as conn:
             return [dict(r) for r in conn.execute(query, args).fetchall()]
 
     def with_feedback(self, *, owner: str | None = None) -> list[str]:
@@ -195,7 +231,7 @@ class RunStore:
         if owner is not None:
             query += " AND owner = ?"
             args.append(owner)
-        with closing(self._connect()) as conn:
+        with self._index() as conn:
             return [r["run_id"] for r in conn.execute(query + " ORDER BY started_at", args).fetchall()]
 
     def set_feedback(self, run_id: str, rating: str, comment: str = "") -> RunRecord:
@@ -203,7 +239,7 @@ class RunStore:
             raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")
         record = self.load(run_id)
         record.feedback = Feedback(rating=rating, comment=comment)  # type: ignore[arg-type]
-        with closing(self._connect()) as conn:
+        with self._index() as conn:
             owner_row = conn.execute("SELECT owner FROM runs WHERE run_id = ?", (record.run_id,)).fetchone()
         self.save(record, owner=owner_row["owner"] if owner_row else "")
         return record

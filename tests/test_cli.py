@@ -340,3 +340,92 @@ def test_a_mistyped_option_or_missing_argument_is_one_line_through_the_command()
     assert missing.returncode == 2 and missing.stderr.strip() == "error: Missing argument 'run_id'; see `courtroom show --help`"
     bare = courtroom()
     assert bare.returncode == 2 and "Usage: courtroom" in bare.stdout + bare.stderr and "Traceback" not in bare.stderr
+
+
+def test_output_never_replaces_an_input_and_another_file_only_with_force(runs_dir, tmp_path):
+    """`-o` silently replaced whatever was there, even the case file being tried (a dry run then
+    left a list of prompts where the case had been). It is checked before any model is called."""
+    case = tmp_path / "case.json"
+    case.write_text((CASES / "code-commit.json").read_text().replace('"code-commit/', f'"{CASES}/code-commit/'))
+    before = case.read_text()
+    result = invoke("run", case, "-b", "scripted", "--dry-run", "-o", case, "--force")
+    assert result.exit_code == 2 and "is one of this run's inputs" in one_line_error(result)
+    assert case.read_text() == before
+    kept = tmp_path / "notes.json"
+    kept.write_text("KEEP")
+    result = invoke("run", CASES / "code-commit.json", "-b", "scripted", "-o", kept)
+    assert result.exit_code == 2 and "already exists; pass --force" in one_line_error(result)
+    assert kept.read_text() == "KEEP" and not RunStore(runs_dir).list()  # refused before the trial
+    assert invoke("run", CASES / "code-commit.json", "-b", "scripted", "-o", kept, "--force").exit_code == 0
+    assert json.loads(kept.read_text())["verdict"]["decision"]
+    evidence = tmp_path / "evidence"
+    evidence.mkdir()
+    (evidence / "pr.md").write_text("PR 9 fixes the crash on logout; two reviewers approved.\n")
+    result = invoke("run", "Merge PR 9?", evidence, "-b", "scripted", "-o", evidence / "pr.md", "--force")
+    assert result.exit_code == 2 and "is one of this run's inputs (" in one_line_error(result)
+
+
+def test_output_into_a_missing_folder_or_onto_a_folder_is_refused_before_the_trial(runs_dir, tmp_path):
+    for target, message in ((tmp_path / "nowhere" / "out.json", "does not exist; create it"),
+                            (tmp_path, "is a folder; give a file name")):
+        result = invoke("run", CASES / "code-commit.json", "-b", "scripted", "-o", target)
+        assert result.exit_code == 2 and message in one_line_error(result)
+    assert not RunStore(runs_dir).list()
+
+
+@pytest.mark.parametrize("option", ["--backend", "--procedure"])
+def test_an_empty_backend_or_procedure_is_refused_not_read_as_the_default(runs_dir, option):
+    """`--backend "$B"` with B unset quietly started the embedded model; `-p ""` the decision court."""
+    result = invoke("run", CASES / "code-commit.json", option, "", "--dry-run")
+    assert result.exit_code == 2 and f"{option} is empty" in one_line_error(result)
+
+
+def test_a_file_the_system_refuses_and_an_unexpected_error_are_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "cfg"
+    folder.mkdir()
+    result = invoke("config", "init", folder, "--force")
+    assert result.exit_code == 2 and one_line_error(result) == f"error: cannot use {folder}: Is a directory; check the path"
+    import courtroom_chat.config as config
+
+    def broken(*_a, **_k):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(config, "write_config", broken)
+    result = invoke("config", "init", tmp_path / "new.toml")
+    assert result.exit_code == 1
+    assert one_line_error(result).startswith("error: unexpected ZeroDivisionError (division by zero): a bug")
+    monkeypatch.setenv("COURTROOM_DEBUG", "1")
+    assert isinstance(invoke("config", "init", tmp_path / "new.toml").exception, ZeroDivisionError)
+
+
+def test_a_port_out_of_range_is_one_line():
+    done = subprocess.run([sys.executable, "-c", "from courtroom_chat.frontends.cli import main; main()", "chat",
+                           "--headless", "--port", "70000"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == ("error: Invalid value for '--port': Input should be less than or equal to 65535; "
+                                   "see `courtroom chat --help`")
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), "is not text; a script is a JSON file"),
+    (lambda p: p.mkdir(), "is a folder; give the JSON file"),
+])
+def test_a_script_that_is_binary_or_a_folder_is_one_line(runs_dir, tmp_path, make, message):
+    script = tmp_path / "script.json"
+    make(script)
+    result = invoke("run", CASES / "code-commit.json", "--script", script)
+    assert result.exit_code == 2 and message in one_line_error(result)
+
+
+def test_small_mistakes_get_the_line_that_names_them(runs_dir, tmp_path):
+    empty = invoke("run", "", "-b", "scripted")
+    assert empty.exit_code == 2 and "the case or question is empty" in one_line_error(empty)
+    folder = invoke("run", CASES / "code-commit.json", "-b", "scripted", "--config", tmp_path, "--dry-run")
+    assert folder.exit_code == 2 and f"config {tmp_path} is a folder" in one_line_error(folder)
+    method = invoke("kb", "search", "theft", "--method", "nosuch", "--corpus", tmp_path)
+    assert method.exit_code == 2 and "unknown search method 'nosuch'" in one_line_error(method)
+    assert "indexing" not in method.output  # refused before any index is built
+    for args in (("runs", "-n", "0"), ("kb", "search", "theft", "-k", "0")):
+        result = invoke(*args)
+        assert result.exit_code == 2 and "Invalid value" in result.output and "Traceback" not in result.output
+        assert "no runs yet" not in result.output and "no provision matched" not in result.output

@@ -94,3 +94,33 @@ def test_find_gives_none_for_a_run_this_folder_does_not_hold(tmp_path):
     path.write_text("{broken")
     with pytest.raises(InputError, match="is damaged"):
         store.find(r.run_id)
+
+
+def test_a_damaged_index_is_one_line_and_the_run_is_still_written(tmp_path):
+    """A garbled index.sqlite crashed every command with a traceback, and a trial finished
+    against it was lost (the index was opened before the run file was written)."""
+    first = RunStore(tmp_path)
+    kept = record(question="Kept?")
+    first.save(kept)
+    (tmp_path / "index.sqlite").write_bytes(b"\x00garbage" * 250)
+    store = RunStore(tmp_path)
+    late = record(question="Late?")
+    with pytest.raises(InputError, match=r"index.sqlite is damaged .*move it aside.*this run is saved as .*\.json$"):
+        store.save(late)
+    assert store.path_for(late.run_id).is_file()
+    for action in (lambda: RunStore(tmp_path).list(), lambda: RunStore(tmp_path).load(kept.run_id[:10])):
+        with pytest.raises(InputError, match="is damaged") as err:
+            action()
+        assert "\n" not in str(err.value)
+
+
+def test_an_index_moved_aside_is_built_again_from_the_run_files(tmp_path):
+    store = RunStore(tmp_path)
+    runs = [record(question="One?"), record(question="Two?")]
+    for r in runs:
+        store.save(r)
+    (tmp_path / "broken.json").write_text("{not a run")
+    (tmp_path / "index.sqlite").rename(tmp_path / "index.sqlite.damaged")
+    again = RunStore(tmp_path)
+    assert sorted(row["run_id"] for row in again.list()) == sorted(r.run_id for r in runs)
+    assert again.load(runs[0].run_id).case.question == "One?"

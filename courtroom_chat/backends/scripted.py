@@ -149,6 +149,10 @@ def load_script(path: str | Path) -> dict[str, Any]:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"script file not found: {p}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"script {p} is a folder; give the JSON file of replies") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"script {p} is not text; a script is a JSON file of replies by role") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     if not isinstance(data, dict):

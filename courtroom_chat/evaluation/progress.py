@@ -39,6 +39,11 @@ class RichReporter(Reporter):
         self.task = self.progress.add_task("eval", total=len(plan.items), completed=done_items, accuracy="")
         self.progress.start()
 
+    def note(self, text: str) -> None:
+        from rich.markup import escape
+
+        self.console.print(f"[yellow]note:[/] {escape(text)}")
+
     def unit_done(self, row: dict[str, Any], done_items: int, accuracy: dict[str, tuple[int, int]]) -> None:
         if row["status"] == "failed":
             from rich.markup import escape

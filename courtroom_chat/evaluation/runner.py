@@ -196,6 +196,8 @@ class Reporter:
 
     def start(self, plan: Plan, done_items: int, folder: Path) -> None: ...
 
+    def note(self, text: str) -> None: ...
+
     def unit_done(self, row: dict[str, Any], done_items: int, accuracy: dict[str, tuple[int, int]]) -> None: ...
 
     def stop(self) -> None: ...
@@ -253,11 +255,41 @@ class Runner:
                 row["correct"] = self.plan.dataset.score(dataclasses.replace(item, gold=row["gold"]), row["predicted"])
         return rows
 
+    def reconcile(self, units: Sequence[Unit]) -> tuple[int, int]:
+        """Rows finished before the dataset changed under them (the evaluation id names the
+        dataset, not its content): a row whose question is no longer the item's is dropped, so
+        the unit runs again; a row whose gold answer changed is scored again against the new
+        one (appended, so the file says so too). How many of each."""
+        asked_again = scored_again = 0
+        for unit in units:
+            row = self.rows.get(unit.key)
+            if row is None:
+                continue
+            if row.get("question", unit.question) != unit.question:
+                del self.rows[unit.key]
+                asked_again += 1
+            elif row.get("gold") != unit.gold:
+                row = {**row, "gold": unit.gold}
+                if "predicted" in row:
+                    row["correct"] = self.plan.dataset.score(dataclasses.replace(unit.item, gold=unit.gold),
+                                                             row["predicted"])
+                self.results.append(row)
+                self.rows[unit.key] = row
+                scored_again += 1
+        return asked_again, scored_again
+
     async def run(self) -> dict[tuple[str, str, str], dict[str, Any]]:
         self.rows = self.rescored(self.results.rows())
         units = self.plan.units()
+        asked_again, scored_again = self.reconcile(units)
         todo = self.pending(units)
         self.reporter.start(self.plan, self.done_items(units), self.results.folder)
+        if asked_again or scored_again:
+            self.reporter.note("the dataset changed since the earlier results: "
+                               + ", ".join(part for part in (
+                                   f"{asked_again} unit{'s' if asked_again != 1 else ''} with a new question run again"
+                                   if asked_again else "",
+                                   f"{scored_again} scored again against a new answer" if scored_again else "") if part))
         pool = BackendPool(self.settings, self.backends)
         baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format())
         gate = asyncio.Semaphore(max(1, self.plan.workers))

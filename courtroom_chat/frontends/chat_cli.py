@@ -61,7 +61,7 @@ def app_root(explicit: Path | None = None) -> Path:
 def serve(
     ctx: typer.Context,
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
     headless: bool = typer.Option(False, "--headless", help="Do not open a browser."),
     app_root_dir: Path | None = typer.Option(None, "--app-root", help="Chainlit app root (config, uploads)."),
 ) -> None:

@@ -30,8 +30,8 @@ app = typer.Typer(
 config_app = typer.Typer(help="Write, show and locate config.toml.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(chat_app, name="chat")
-app.command("eval")(eval_command)
-app.command("calibration")(calibration_command)
+app.command("eval")(guarded(eval_command))
+app.command("calibration")(guarded(calibration_command))
 
 
 def _settings(config: Path | None, backend: str | None, script: Path | None, runs_dir: Path | None) -> Any:
@@ -44,7 +44,8 @@ def _settings(config: Path | None, backend: str | None, script: Path | None, run
         if not script.is_file():
             from ..errors import InputError
 
-            raise InputError(f"script file not found: {script}")
+            raise InputError(f"script {script} is a folder; give the JSON file of replies" if script.is_dir()
+                             else f"script file not found: {script}")
         settings = settings.with_overrides({"scripted": {"script": str(script)}})
     if runs_dir:
         settings = settings.with_overrides({"runs": {"dir": str(runs_dir)}})
@@ -122,6 +123,9 @@ def _positional_case(args: list[str], question: str | None, context: list[Path])
     if not args:
         return None, question, context
     first, evidence = args[0], [Path(a) for a in args[1:]]
+    if not first.strip():
+        raise InputError('the case or question is empty; give a case .json, or the question in quotes: '
+                         'courtroom run "Should I …?" EVIDENCE…')
     is_file = Path(first).is_file()
     if is_file or " " not in first.strip() or first.lower().endswith(".json"):
         if Path(first).is_dir():
@@ -146,6 +150,7 @@ def run(
     backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
     script: Path | None = typer.Option(None, "--script", help="JSON replies by role for the scripted backend."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Also write the result to this file."),
+    force: bool = typer.Option(False, "--force", help="Let --output replace a file that exists (never one of the run's inputs)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="json or markdown (default: json for --output, unless it ends in .md; markdown on screen)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every agent's output."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print each role's exact prompt with token and cost estimates; call no model."),
@@ -177,6 +182,13 @@ def run(
     case, question, context = _positional_case(args or [], question, context)
     if case is None and question is None:
         raise InputError("give a case file or --question (with --context files as evidence)")
+    for name, value in (("--backend", backend), ("--procedure", procedure)):
+        if value is not None and not value.strip():
+            raise InputError(f"{name} is empty; give one of `courtroom {'procedures' if name == '--procedure' else 'models'}`"
+                             f"{'' if name == '--procedure' else ' (local, scripted, anthropic[:model], ollama[:model])'},"
+                             " or leave it out for the default")
+    if output is not None:
+        _check_output(output, force, [case, config, script, *context])
     if script and not backend:
         backend = "scripted"
     settings = _settings(config, backend, script, runs_dir)
@@ -222,6 +234,29 @@ def run(
         except OSError as exc:
             raise InputError(f"cannot write {output}: {exc.strerror}") from None
         say(f"wrote the {'prompts' if dry_run else 'result'} as {fmt} to {output}")
+
+
+def _check_output(output: Path, force: bool, inputs: list[Path | None]) -> None:
+    """Refuse, before any model is called, an --output that cannot be written, or whose writing
+    would destroy a file: one of the run's inputs always, any other file unless --force."""
+    import glob
+
+    from ..errors import InputError
+
+    if output.is_dir():
+        raise InputError(f"--output {output} is a folder; give a file name, e.g. {output / 'verdict.json'}")
+    if not output.parent.is_dir():
+        raise InputError(f"--output {output}: the folder {output.parent} does not exist; create it or choose another path")
+    if not output.exists():
+        return
+    target = output.resolve()
+    for given in filter(None, inputs):
+        paths = [Path(p) for p in glob.glob(str(given))] if glob.has_magic(str(given)) else [given]
+        if any(p.resolve() == target or (p.is_dir() and target.is_relative_to(p.resolve())) for p in paths):
+            raise InputError(f"--output {output} is one of this run's inputs ({given}); writing the result there would "
+                             "replace it; choose another name")
+    if not force:
+        raise InputError(f"--output {output} already exists; pass --force to replace it, or choose another name")
 
 
 def _case_inputs(pairs: list[str], case_type: str | None) -> dict[str, str]:
@@ -275,7 +310,7 @@ def procedures() -> None:
 @app.command()
 @guarded
 def runs(
-    limit: int = typer.Option(20, "--limit", "-n", help="How many runs to list, newest first."),
+    limit: int = typer.Option(20, "--limit", "-n", min=1, help="How many runs to list, newest first."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:
@@ -469,7 +504,7 @@ def kb_build(
 @guarded
 def kb_search(
     query: str = typer.Argument(..., help="What to look for, in the statute's words or as a situation."),
-    k: int = typer.Option(5, "-k", help="Provisions to show."),
+    k: int = typer.Option(5, "-k", min=1, help="Provisions to show."),
     method: str | None = typer.Option(None, "--method", help="embedding, bm25 or hybrid (default: \\[kb] method)."),
     config: Path | None = typer.Option(None, "--config"),
     corpus: Path | None = typer.Option(None, "--corpus", help="A folder of your own files to add."),
@@ -478,6 +513,11 @@ def kb_search(
 ) -> None:
     """Show what the agents would retrieve for a query: provision, score, the matching chunk."""
     kb = _knowledge_base(config, corpus, store)
+    from ..errors import InputError
+    from ..kb import METHODS
+
+    if method is not None and method not in METHODS:  # before the index is built, which can take minutes
+        raise InputError(f"unknown search method '{method}'; use one of {', '.join(METHODS)}")
     if (method or kb.method) != "bm25":  # BM25 needs no index; the others build it once if the corpus changed
         kb.build(progress=lambda done, n: say(f"  indexing: embedded {done:,} of {n:,} chunks")
                  if done == n or done % 1024 == 0 else None)

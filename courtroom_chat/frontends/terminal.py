@@ -62,7 +62,10 @@ def interrupted(message: str) -> None:
 
 
 def guarded(fn: Any) -> Any:
-    """Turn a CourtroomError into its one-line message and exit code."""
+    """Turn a CourtroomError into its one-line message and exit code; a file the system refused
+    (a folder where a file was meant, a name in a folder that does not exist) into one line
+    naming it; and anything else into one line saying it is a bug, with the traceback only
+    when ``COURTROOM_DEBUG`` is set."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -72,5 +75,28 @@ def guarded(fn: Any) -> Any:
             return fn(*args, **kwargs)
         except CourtroomError as exc:
             fail(str(exc), exc.exit_code)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            raise
+        except OSError as exc:
+            fail(os_error_line(exc), 2)
+        except Exception as exc:
+            import os
+
+            if os.environ.get("COURTROOM_DEBUG") or type(exc).__module__.startswith(("click", "typer")):
+                raise
+            fail(f"unexpected {type(exc).__name__} ({first_line(exc)}): a bug in courtroom-chat; run again with "
+                 "COURTROOM_DEBUG=1 to see where, and report it", 1)
 
     return wrapper
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else "no message"
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for a file the system refused: which file, and why."""
+    what = exc.strerror or first_line(exc)
+    names = " → ".join(str(n) for n in (exc.filename, exc.filename2) if n is not None)
+    return f"cannot use {names}: {what}; check the path" if names else f"{what}; check the paths given"

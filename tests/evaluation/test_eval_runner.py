@@ -177,3 +177,34 @@ def test_courtroom_chat_eval_is_the_harness():
     from courtroom_chat.evaluation import evaluate, evaluate_async
 
     assert from_python.evaluate is evaluate and from_python.evaluate_async is evaluate_async
+
+
+async def test_a_dataset_changed_since_its_results_is_scored_again_or_asked_again(tmp_path, runs_dir):
+    """The evaluation id names a JSONL dataset by its path, so editing the file resumed into the
+    old results: a flipped gold answer still scored as before. Now a new gold is scored again
+    (no call), and a new question is asked again."""
+    data = tmp_path / "qs.jsonl"
+    (tmp_path / "fix.md").write_text("The fix passed every test.\n")
+    (tmp_path / "draft.md").write_text("The draft has no tests.\n")
+    rows = [{"id": "a", "question": "Ship the fix?", "answer": "yes", "context": ["fix.md"]},
+            {"id": "b", "question": "Ship the draft?", "answer": "yes", "context": ["draft.md"]}]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    always_yes = {"single": {"reasoning": "The evidence supports it.", "decision": "yes", "confidence": 0.8}}
+    options = dict(procedure="none", baselines=["single"], backend="scripted")
+    backend = ScriptedBackend(script=always_yes)
+    first = await evaluate_async(str(data), backends={"scripted": backend}, **options)
+    assert first.summary["results"]["single"]["correct"] == 2 and len(backend.calls) == 2
+    rows[1]["answer"] = "no"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    backend = ScriptedBackend(script=always_yes)
+    again = await evaluate_async(str(data), backends={"scripted": backend}, **options)
+    assert again.eval_id == first.eval_id and not backend.calls
+    assert again.summary["results"]["single"]["correct"] == 1
+    rows[0]["question"] = "Ship the fix today?"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    backend = ScriptedBackend(script=always_yes)
+    third = await evaluate_async(str(data), backends={"scripted": backend}, **options)
+    assert [c.case.question for c in backend.calls] == ["Ship the fix today?"]
+    assert third.summary["results"]["single"]["correct"] == 1
+    latest = {r["item"]: r for r in _lines(third.folder)}
+    assert latest["a"]["question"] == "Ship the fix today?" and latest["b"]["gold"] == "no"
