@@ -860,3 +860,23 @@ def test_a_dry_run_with_both_orders_shows_every_prompt_in_both_orders(tmp_path):
     assert "**Dry run:** 62 prompts" in output  # 18 opinions, 12 jurors, each twice; 2 clerk steps
     assert output.count('exactly "guilty" or "not guilty"') == 9 * 2 + 12 + 1  # the clerk's once
     assert output.count('exactly "not guilty" or "guilty"') == 9 * 2 + 12
+
+
+async def test_both_orders_with_votes_read_from_the_analyses_reads_each_asking():
+    """With ``verdict_from = "analysis"`` each asking is read back on its own; the opinion says
+    what its analysis supported, and whether that held with the order reversed."""
+    read_ng = {"finding": "The analysis finds the defendant was elsewhere.", "verdict": "not guilty"}
+    read_g = {"finding": "The analysis finds the entry proved.", "verdict": "guilty"}
+    script = {"justice-1": [opinion("guilty"), read_ng, opinion("guilty"), read_g,
+                            held("guilty"), read_g, held("guilty"), read_g]}
+    record, backend = await trial(script=script, seed=3, verdict_from="analysis", both_orders=True)
+    first = record.outputs["justice-1@1"]
+    assert first["orders"] == {"held": False, "first": "not guilty", "other": "guilty"} and first["verdict"] == "not guilty"
+    from courtroom_chat.procedures.supreme import present
+    text = present.opinion_markdown(first)
+    assert 'the opinion wrote "guilty", which its analysis does not support' in text and "followed the order" in text
+    second = record.outputs["justice-1@2"]
+    assert second["orders"]["held"] is True and second["verdict"] == "guilty"
+    assert len([c for c in backend.calls if c.agent == "justice-1" and c.schema_name == "RereadReply"]) == 4
+    assert record.outputs["verdict"]["readings"]["differed"] == [
+        "Justice 1 (strict constructionist), round 1: wrote guilty, analysis supports not guilty"]

@@ -716,8 +716,8 @@ class SupremeCourt(Procedure):
             return {}
         return {"readings": {"read": len(held), "differed": [
             f"{title(k)}, round {r}: wrote {o['written_verdict']}, {'its findings support' if o.get('elements') else 'analysis supports'} "
-            f"{o['verdict']}"
-            for r, k, o in held if o["written_verdict"] != o["verdict"]]}}
+            f"{(o.get('orders') or {}).get('first', o['verdict'])}"
+            for r, k, o in held if o["written_verdict"] != (o.get("orders") or {}).get("first", o["verdict"])]}}
 
     @staticmethod
     def swaps(rounds: list[dict[str, dict[str, Any]]], title: Any, standard: Standard) -> dict[str, Any]:

@@ -25,7 +25,8 @@ def facts_markdown(o: dict[str, Any]) -> list[str]:
 
 def opinion_markdown(o: dict[str, Any]) -> str:
     lines = [f"**Verdict:** {o['verdict']} · confidence {o['confidence']:.0%}"]
-    if o.get("written_verdict") and o["written_verdict"] != o["verdict"]:
+    read = (o.get("orders") or {}).get("first", o["verdict"])  # the verdict of this asking, before both_orders
+    if o.get("written_verdict") and o["written_verdict"] != read:
         lines[0] += (f" · read from the analysis; the opinion wrote \"{o['written_verdict']}\", which its analysis "
                      "does not support")
     lines[0] += orders_said(o)
