@@ -74,6 +74,9 @@ class Case(BaseModel):
     source: str | None = None  # the case file it came from, if any
     procedure: str | None = None  # the procedure the case file names, if any
     inputs: dict[str, Any] = Field(default_factory=dict)  # procedure-specific inputs (a burden of proof, labels…)
+    # the inputs the procedure's own ``prepare`` wrote (a transcript's title), not the person's:
+    # a re-run of the recorded case is not refused for them (``Procedure.check_inputs``)
+    derived_inputs: list[str] = Field(default_factory=list)
 
     @field_validator("question")
     @classmethod

@@ -50,7 +50,9 @@ class Trial:
         self.settings = settings or load_settings()
         self.procedure = get_procedure(procedure or case.procedure or "decision")
         self.params = self.settings.procedure_params(self.procedure.name)  # a bad [procedures.*] table fails here
-        case = self.procedure.prepare(case)  # structured input it reads into the evidence (a transcript)
+        # inputs it does not read fail here (a misspelt --input, another procedure's case); then the
+        # structured input it reads into the evidence (a transcript)
+        case = self.procedure.take(case)
         self.procedure.check_case(case)  # a question it cannot try ("Design A or B?") fails here
         if mirror and not motion_for(case.question).mirror_question:
             raise CaseError(f"--mirror: no rule negates the question “{case.question}”; ask it as 'Should I …?', "

@@ -271,6 +271,22 @@ def test_bad_case_files_get_one_line(tmp_path):
     assert result.exit_code != 0 and "Traceback" not in result.output and "'evidence' must be a list" in result.output
 
 
+
+@pytest.mark.parametrize("fields", [
+    {"prosecution_statement": "公诉机关指控…建议判处有期徒刑一年", "charge": ["盗窃罪"], "term": 12},  # the unmasked one only
+    {"charge": ["盗窃罪"]},  # no indictment at all
+])
+def test_a_simcourt_case_without_its_masked_indictment_is_told_so(fields, tmp_path, runs_dir):
+    file = tmp_path / "ljp.json"
+    file.write_text(json.dumps({"defendant_information": "被告人张某，男", "evidence": [["证人证言"], []], "fact": "…",
+                                **fields}, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(CaseError) as err:
+        load_case(file)
+    assert str(err.value) == f"{file}: a SimCourt case needs 'prosecution_statement_sub' (the masked indictment)"
+    result = CliRunner().invoke(app, ["run", str(file), "-b", "scripted"])
+    assert result.exit_code == 2 and "unknown field" not in result.output and "prosecution_statement_sub" in result.output
+
+
 @needs_data
 def test_the_dataset_scores_charges_terms_and_the_published_anchors_on_the_same_items(tmp_path):
     from courtroom_chat.evaluation import evaluate

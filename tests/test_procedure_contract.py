@@ -16,7 +16,7 @@ from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.case import Case
 from courtroom_chat.config import Settings
 from courtroom_chat.engine import Trial
-from courtroom_chat.errors import ConfigError
+from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.events import parse_events
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.procedures import get
@@ -103,3 +103,57 @@ def test_the_toy_has_a_config_table_and_models_key():
     assert Settings().with_params("justices", {"justices": 5}).procedure_params("justices").justices == 5
     with pytest.raises(ConfigError, match=r"\[procedures.justices\] justices"):
         Settings().with_params("justices", {"justices": 12})
+
+
+# ---------------------------------------------------------------- case inputs it does not read
+
+
+@pytest.mark.parametrize("name", procedures())
+def test_an_input_it_does_not_read_is_refused_in_one_line_naming_those_it_reads(name):
+    backend = ScriptedBackend()
+    case = a_case(name).model_copy(update={"inputs": {"lables": "joy, anger"}})
+    for dry_run in (True, False):
+        with pytest.raises(CaseError) as err:
+            Trial(case, Settings().with_backend("scripted"), store=None, backends={"scripted": backend}, dry_run=dry_run)
+        message = str(err.value)
+        reads = get(name).inputs
+        assert "\n" not in message and f"the {name} procedure does not read the case input lables;" in message
+        assert (f"it reads {', '.join(reads)};" if reads else "it reads no case inputs;") in message
+        assert "check the spelling, or drop it" in message
+    assert backend.calls == []
+
+
+@pytest.mark.parametrize(("file", "owner", "keys"), [
+    ("criminal-burglary.json", "criminal", "account, debate_focus, defendant, defense_evidence, indictment, plea, "
+                                           "prosecution_evidence"),
+    ("samvad-theft.json", "samvad", "accused, case_id, charges, defense_evidence, keywords, law, prosecution_evidence, "
+                                    "summary, title"),
+])
+def test_another_procedures_case_is_refused_naming_the_procedure_that_reads_it(file, owner, keys, runs_dir):
+    for extra in ([], ["--dry-run"]):
+        result = CliRunner().invoke(app, ["run", str(CASES / file), "-b", "scripted", "-p", "decision", *extra])
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        [line] = [x for x in result.output.splitlines() if x.startswith("error:")]
+        assert line == (f"error: {CASES / file}: the decision procedure does not read the case inputs {keys}; it reads "
+                        f"no case inputs; this looks like a {owner} case: run it with --procedure {owner}")
+        assert "EVIDENCE" not in result.output  # no prompt planned, none sent
+    assert RunStore(runs_dir).list() == []
+
+
+def test_a_misspelt_input_beside_another_procedures_names_both(runs_dir):
+    result = CliRunner().invoke(app, ["run", str(CASES / "code-commit.json"), "-b", "scripted", "-p", "classification",
+                                      "-i", "lables=joy,anger", "-i", "indictment=theft"])
+    assert result.exit_code == 2 and RunStore(runs_dir).list() == []
+    assert ("does not read the case inputs indictment, lables; it reads labels, pool, pool_seed; indictment is read by "
+            "--procedure criminal; check the spelling of the rest") in result.output
+
+
+def test_every_shipped_case_is_taken_by_its_own_procedure():
+    from courtroom_chat.case import load_case
+
+    files = sorted(CASES.glob("*.json"))
+    assert len(files) >= 10
+    for file in files:
+        case = load_case(file)
+        trial = Trial(case, Settings().with_backend("scripted"), store=None, dry_run=True)
+        assert set(trial.record.case.inputs) <= set(trial.procedure.inputs) | set(trial.record.case.derived_inputs)

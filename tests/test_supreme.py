@@ -120,6 +120,25 @@ async def test_a_type_given_against_the_transcript_is_followed_with_a_warning():
     assert not any(w.rule == "case_type" for w in record.warnings)  # as written: nothing to say
 
 
+async def test_a_recorded_case_runs_again_with_the_inputs_its_transcript_gave_and_a_misspelt_one_is_refused():
+    from courtroom_chat.records import RunRecord
+
+    record, _ = await trial(justices=3, jurors=3)
+    assert record.case.derived_inputs == ["title", "transcript_type"]  # written by the court, not the person
+    again = RunRecord.model_validate_json(record.model_dump_json()).case  # as the chat's re-run reads it
+    backend = ScriptedBackend()
+    rerun = await Trial(again, settings(justices=3, jurors=3), store=None, backends={"scripted": backend}).run()
+    assert rerun.status == "complete" and rerun.outcome.answer == record.outcome.answer and backend.calls
+    older = again.model_copy(update={"derived_inputs": []})  # a record from before derived_inputs
+    assert (await Trial(older, settings(justices=3, jurors=3), store=None).run()).status == "complete"
+    typo = again.model_copy(update={"inputs": {**again.inputs, "typ": "civil"}})
+    with pytest.raises(CaseError) as err:
+        Trial(typo, settings(), store=None)
+    assert str(err.value) == (f"{CASES / 'burglary.json'}: the supreme procedure does not read the case input typ; "
+                              "it reads type; check the spelling, or drop it (`courtroom procedures` lists each "
+                              "procedure's inputs)")
+
+
 # ---------------------------------------------------------------- the burden and the conference
 
 

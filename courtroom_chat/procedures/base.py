@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from .. import prompts
+from ..errors import CaseError
 from ..replies import (  # re-exported: procedures import their tools from here
     Problem,
     extract_json,
@@ -76,7 +77,12 @@ class Procedure:
     stages: ClassVar[tuple[tuple[str, str], ...]]
     roles: ClassVar[tuple[Role, ...]]
     Parameters: ClassVar[type[BaseModel]] = NoParameters
-    inputs: ClassVar[dict[str, str]] = {}  # case inputs it accepts: name -> what it is
+    # Case inputs it reads: name -> what it is. Any other input is refused in one line
+    # (``check_inputs``), and ``courtroom procedures`` lists these.
+    inputs: ClassVar[dict[str, str]] = {}
+    # Inputs its own ``prepare`` writes into the case (a transcript's title): a recorded case
+    # carries them, so a re-run of it, even one recorded before ``Case.derived_inputs``, is not refused.
+    prepared_inputs: ClassVar[tuple[str, ...]] = ()
     prompts_dir: ClassVar[Traversable | Path | None] = None  # default: courtroom_chat/prompts/<name>/
     # Parameters that, set to these values, give every agent the same order of labels and
     # evidence: the fixed-order control of ``courtroom eval --order-control``. Empty: no order
@@ -140,6 +146,60 @@ class Procedure:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 
+    def take(self, case: Case) -> Case:
+        """The case as this procedure tries it: its inputs checked (``check_inputs``), then
+        ``prepare``d. The inputs ``prepare`` writes are marked the court's own
+        (``Case.derived_inputs``), so a re-run of the recorded case is not refused for them."""
+        self.check_inputs(case)
+        prepared = self.prepare(case)
+        wrote = {k for k, v in prepared.inputs.items() if k not in self.inputs and case.inputs.get(k, _ABSENT) != v}
+        if wrote - set(prepared.derived_inputs):
+            prepared = prepared.model_copy(update={"derived_inputs": sorted(wrote | set(prepared.derived_inputs))})
+        return prepared
+
+    def check_inputs(self, case: Case) -> None:
+        """Refuse, in one line, case inputs this procedure does not read (a misspelt ``--input``,
+        or another procedure's case tried here), naming the ones it reads and the procedure that
+        reads them, if one does. Every procedure gets this from its declared ``inputs``."""
+        unknown = sorted(set(case.inputs) - set(self.inputs) - set(self.prepared_inputs) - set(case.derived_inputs))
+        if not unknown:
+            return
+        where = f"{case.source}: " if case.source else ""
+        plural = len(unknown) > 1
+        reads = f"it reads {', '.join(self.inputs)}" if self.inputs else "it reads no case inputs"
+        owner, covered = self._reader_of(case, unknown)
+        if owner and len(covered) == len(unknown):
+            hint = f"this looks like a {owner} case: run it with --procedure {owner}"
+        elif owner:
+            hint = (f"{', '.join(covered)} {'are' if len(covered) > 1 else 'is'} read by --procedure {owner}; "
+                    "check the spelling of the rest, or drop them")
+        else:
+            hint = (f"check the spelling, or drop {'them' if plural else 'it'} "
+                    "(`courtroom procedures` lists each procedure's inputs)")
+        raise CaseError(f"{where}the {self.name} procedure does not read the case input{'s' if plural else ''} "
+                        f"{', '.join(unknown)}; {reads}; {hint}")
+
+    def _reader_of(self, case: Case, keys: list[str]) -> tuple[str | None, list[str]]:
+        """The other procedure that reads most of ``keys``, at least half of them (the case file's own
+        procedure first), and those it reads; (None, []) when none does."""
+        from . import available, get
+
+        best: tuple[str | None, list[str]] = (None, [])
+        names = [info.name for info in available()]
+        if case.procedure in names:
+            names.insert(0, names.pop(names.index(case.procedure)))
+        for name in names:
+            if name == self.name:
+                continue
+            try:
+                accepted = get(name).inputs
+            except (ImportError, AttributeError):  # a plugin that does not load reads nothing here
+                continue
+            covered = [k for k in keys if k in accepted]
+            if len(covered) > len(best[1]) and 2 * len(covered) >= len(keys):
+                best = (name, covered)
+        return best
+
     def prepare(self, case: Case) -> Case:
         """The case as this procedure tries it, before anything else reads it: a procedure may
         read a structured input into the evidence (a trial transcript's JSON rendered as the
@@ -179,6 +239,7 @@ class Procedure:
         return record.generic_result()
 
 
+_ABSENT = object()
 END_MARK = "<<<END EVIDENCE"
 
 

@@ -188,6 +188,84 @@ async def test_a_pool_never_gives_the_text_on_trial_as_its_own_precedent(tmp_pat
     assert TEXT not in [p["text"] for p in record.outputs["precedents"]] and len(record.outputs["precedents"]) == 3
 
 
+
+def test_labels_given_as_a_json_list_as_courtroom_procedures_shows_them(tmp_path, runs_dir):
+    from courtroom_chat.procedures import get
+
+    shown = re.search(r"\[.*?\]", get("classification").inputs["labels"]).group(0)  # its example: ["joy", "anger"]
+    assert case_labels(case(labels=shown)) == ["joy", "anger"]
+    assert case_labels(case(labels='["joy","anger"]')) == case_labels(case(labels="joy, anger")) == ["joy", "anger"]
+    with pytest.raises(CaseError, match=re.escape("got one ('joy')")):
+        case_labels(case(labels='["joy"]'))
+    with pytest.raises(CaseError, match=re.escape("""inputs.labels '["joy", anger]' is not a valid JSON list""")):
+        case_labels(case(labels='["joy", anger]'))
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT)
+    result = CliRunner().invoke(app, ["run", "-q", "Which emotion fits?", "-c", str(text), "-b", "scripted", "-p",
+                                      "classification", "-i", f"labels={shown}", "--dry-run"])
+    assert result.exit_code == 0 and 'The candidate labels: "joy", "anger".' in result.output
+    assert '"[joy"' not in result.output and "anger]" not in result.output
+
+
+def pool_file(tmp_path, name: str, data: bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    (lambda d: {"pool_seed": "abc"}, "inputs.pool_seed must be a whole number (the seed a dataset's pool is drawn "
+                                     "with), got 'abc'"),
+    (lambda d: {"pool": pool_file(d, "p.bin", bytes(range(256)))}, "p.bin looks like a binary file"),
+    (lambda d: {"pool": pool_file(d, "p.jsonl", '{"text": "café", "label": "joy"}'.encode("latin-1"))},
+     "p.jsonl is not UTF-8 text (invalid byte at position 13)"),
+    (lambda d: {"pool": str(d / "missing.jsonl")}, "missing.jsonl not found"),
+    (lambda d: {"pool": str(d)}, "is a folder, not a file"),
+    (lambda d: {"pool": pool_file(d, "p.jsonl", b'{"text": "t", "label": "joy"}\nnot json\n')},
+     "p.jsonl line 2: not valid JSON"),
+    (lambda d: {"pool": pool_file(d, "p.jsonl", b'{"text": "t"}\n')}, "p.jsonl line 1: a precedent needs"),
+    (lambda d: {"pool": pool_file(d, "p.jsonl", b"\n\n")}, "p.jsonl holds no examples"),
+    (lambda d: {"pool": 7}, "inputs.pool must be a dataset name, the path of a JSONL file or a list"),
+])
+@pytest.mark.parametrize("precedents", [0, 1])
+async def test_a_bad_pool_or_seed_is_refused_in_one_line_before_any_model_call(given, message, precedents, tmp_path):
+    for dry_run in (True, False):
+        backend = ScriptedBackend()
+        with pytest.raises(CaseError, match=re.escape(message)) as err:
+            await Trial(case(**given(tmp_path)), settings(judges=1, precedents=precedents), store=None,
+                        backends={"scripted": backend}, dry_run=dry_run).run()
+        assert "\n" not in str(err.value) and backend.calls == []
+
+
+async def test_a_bad_configured_pool_is_refused_before_the_hearing_a_dry_run_too(tmp_path):
+    missing = tmp_path / "pool.jsonl"
+    for dry_run in (True, False):
+        backend, events = ScriptedBackend(), []
+        trial_ = Trial(case(), settings(judges=1, precedents=1, precedent_pool=str(missing)), store=None,
+                       backends={"scripted": backend}, dry_run=dry_run)
+        with pytest.raises(CaseError, match=re.escape(f"precedent pool {missing} not found")):
+            await trial_.run(events.append)
+        assert backend.calls == [] and not [e for e in events if e.type == "prompt_planned"]
+
+
+@pytest.mark.parametrize("pool", [None, []])
+async def test_precedents_asked_for_with_no_pool_run_without_them_and_say_so(pool):
+    given = {"pool": pool} if pool is not None else {}
+    backend = ScriptedBackend()
+    record = await Trial(case(**given), settings(judges=1, precedents=1), store=None,
+                         backends={"scripted": backend}).run()
+    [warning] = [w for w in record.warnings if w.rule == "no_precedents"]
+    assert warning.message.startswith("precedents = 1 but no precedent pool is named: the judges decide without "
+                                      "precedents")
+    assert record.outputs["precedents"] == [] and record.status == "complete"
+    assert not any("PRECEDENTS" in c.prompt for c in backend.calls)
+    events = []
+    await Trial(case(**given), settings(judges=1, precedents=1), store=None, dry_run=True).run(events.append)
+    assert [e.rule for e in events if e.type == "warning_raised"] == ["no_precedents"]
+    quiet = await Trial(case(**given), settings(judges=1), store=None).run()  # precedents = 0: nothing to say
+    assert not any(w.rule == "no_precedents" for w in quiet.warnings)
+
+
 async def test_sampled_hearings_mark_an_ambiguous_text():
     tops = ["anger", "anger", "sadness", "anger", "anger"]
     script = {"magistrate": [{"reasoning": "r", "top": t, "alternative": "fear"} for t in tops]}

@@ -31,7 +31,7 @@ from ..decision.rules import quote_problems
 from . import datasets
 from . import labels as case_labels
 from .demo import demo_reply
-from .precedents import precedents, precedents_text, shorten
+from .precedents import pool_of, precedents, precedents_text, seed_of, shorten
 from .wire import ArgumentReply, HearingReply, JudgeReply, match_label
 
 SIDES = ("prosecutor", "attorney")
@@ -109,6 +109,23 @@ class ClassificationCourt(Procedure):
 
     def check_case(self, case: Case) -> None:
         case_labels.check(case)
+        # a pool the case names is checked whatever the precedents setting: the seed a whole number,
+        # a file readable JSONL of examples, a dataset a registered name (its pool drawn at the trial)
+        pool_of(case.inputs.get("pool"), seed_of(case.inputs.get("pool_seed")), load=False)
+
+    def pool(self, court: Court, *, load: bool = True) -> None:
+        """Before any model call, a dry run too: the precedent pool the judges will read, checked
+        (a bad one is one line), or a warning that they read none though precedents are asked for."""
+        p = court.params
+        if p.precedents <= 0:
+            return
+        source = court.case.inputs.get("pool") or p.precedent_pool
+        if not source:
+            court.warn("court", "no_precedents", f"precedents = {p.precedents} but no precedent pool is named: the "
+                       "judges decide without precedents; give one with --input pool=FILE.jsonl or "
+                       "[procedures.classification] precedent_pool, or set precedents = 0")
+            return
+        pool_of(source, seed_of(court.case.inputs.get("pool_seed")), load=load)
 
     def system_prompt(self, case: Case) -> str:
         return self.render("system", labels=", ".join(f'"{label}"' for label in case_labels.case_labels(case)))
@@ -118,6 +135,7 @@ class ClassificationCourt(Procedure):
 
     async def run(self, court: Court) -> None:
         labels = case_labels.check(court.case)
+        self.pool(court)
         first, second, ambiguous = await self.hearing(court, labels)
         sides = self.draw(court, first, second)
         arguments = await self.argue(court, first, second, sides)
@@ -294,7 +312,7 @@ class ClassificationCourt(Procedure):
         text = case_labels.case_text(court.case)
         hits = precedents(text, court.case.inputs.get("pool") or p.precedent_pool, k=p.precedents,
                           choice=p.precedent_choice, method=p.retrieval, seed=court.seed,
-                          pool_seed=int(court.case.inputs.get("pool_seed", 0) or 0))
+                          pool_seed=seed_of(court.case.inputs.get("pool_seed")))
         cited = precedents_text(hits)
         court.keep("precedents", [{"rank": h.rank, "score": h.score, "label": h.example.label, "id": h.example.id,
                                    "text": h.example.text[:300], "reason": h.example.reason} for h in hits])
@@ -471,6 +489,7 @@ class ClassificationCourt(Procedure):
 
     async def plan(self, court: Court) -> None:
         labels = case_labels.check(court.case)
+        self.pool(court, load=False)
         p = court.params
         first, second = "[the hearing's first label]", "[its alternative]"
         court.plan_prompt("hearing", court.agent("magistrate", "magistrate", stage="hearing"),

@@ -15,6 +15,7 @@ one line before any agent speaks.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -53,6 +54,12 @@ def labels_from_question(question: str) -> list[str]:
 def _given(value: Any) -> list[str] | None:
     if value is None:
         return None
+    if isinstance(value, str) and value.strip().startswith("["):  # --input 'labels=["joy", "anger"]'
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise CaseError(f"inputs.labels {value.strip()!r} is not a valid JSON list ({exc.msg}); give "
+                            '\'labels=["joy", "anger"]\' or labels=joy,anger') from None
     if isinstance(value, str):
         return _split(value)
     if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):

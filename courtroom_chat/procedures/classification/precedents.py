@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -28,19 +29,35 @@ def _example(data: Any, where: str) -> Example:
     return Example(str(data["text"]), str(data["label"]), str(data.get("reason") or ""), str(data.get("id") or ""))
 
 
+POOL_HINT = 'give a JSONL file of {"text", "label", "reason"} lines'
+
+
 @lru_cache(maxsize=8)
 def _file_pool(path: str) -> tuple[Example, ...]:
     file = Path(path).expanduser()
     if not file.is_file():
-        raise CaseError(f"precedent pool {path} not found; give a JSONL file of {{text, label, reason}} lines, "
-                        "or set precedents = 0")
+        what = "is a folder, not a file" if file.is_dir() else "not found"
+        raise CaseError(f"precedent pool {path} {what}; {POOL_HINT}, or set precedents = 0")
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise CaseError(f"cannot read precedent pool {path}: {exc.strerror or exc}; {POOL_HINT}") from None
+    if b"\x00" in data[:8192]:
+        raise CaseError(f"precedent pool {path} looks like a binary file; {POOL_HINT}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CaseError(f"precedent pool {path} is not UTF-8 text (invalid byte at position {exc.start}); "
+                        f"{POOL_HINT}") from None
     out = []
-    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 out.append(_example(json.loads(line), f"{path} line {n}"))
             except json.JSONDecodeError as exc:
-                raise CaseError(f"{path} line {n}: not valid JSON ({exc.msg})") from None
+                raise CaseError(f"{path} line {n}: not valid JSON ({exc.msg}); {POOL_HINT}, one object a line") from None
+    if not out:
+        raise CaseError(f"precedent pool {path} holds no examples; {POOL_HINT}, or set precedents = 0")
     return tuple(out)
 
 
@@ -55,17 +72,34 @@ def _dataset_pool(name: str, seed: int) -> tuple[Example, ...]:
     return tuple(pool())
 
 
-def pool_of(source: Any, seed: int = 0) -> tuple[Example, ...]:
-    """The examples a pool source names: a list of objects, a registered dataset, or a JSONL path."""
+def seed_of(value: Any) -> int:
+    """``inputs.pool_seed`` as a whole number (0 when not given), else a one-line ``CaseError``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        return int(value)
+    raise CaseError(f"inputs.pool_seed must be a whole number (the seed a dataset's pool is drawn with), "
+                    f"got {value!r}; e.g. --input pool_seed=7, or leave it out")
+
+
+def pool_of(source: Any, seed: int = 0, *, load: bool = True) -> tuple[Example, ...]:
+    """The examples a pool source names: a list of objects, a registered dataset, or a JSONL path;
+    a bad source is a one-line ``CaseError``. ``load=False`` (a dry run) checks a dataset's name
+    without drawing its pool, and returns nothing for it."""
     if not source:
         return ()
     if isinstance(source, list):
         return tuple(_example(d, f"inputs.pool[{i}]") for i, d in enumerate(source))
+    if not isinstance(source, str):
+        raise CaseError(f"inputs.pool must be a dataset name, the path of a JSONL file or a list of "
+                        f"{{text, label, reason}} objects, not {type(source).__name__}")
     from ...evaluation.datasets import available
 
-    if str(source) in {info.name for info in available()}:
-        return _dataset_pool(str(source), seed)
-    return _file_pool(str(source))
+    if source in {info.name for info in available()}:
+        return _dataset_pool(source, seed) if load else ()
+    return _file_pool(source)
 
 
 @lru_cache(maxsize=8)

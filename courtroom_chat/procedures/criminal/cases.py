@@ -25,8 +25,7 @@ from ...errors import CaseError
 from ...replies import latin_script
 
 Plea = Literal["guilty", "not guilty", ""]
-SIMCOURT_LJP = {"defendant_information", "prosecution_statement_sub", "evidence"}
-SIMCOURT_OLD = {"defendant_information", "prosecution_statement", "evidence", "debate_focus"}
+SIMCOURT_MARKS = {"defendant_information", "prosecution_statement_sub", "prosecution_statement"}
 GOLD = ("prosecution_statement", "charge", "term", "fine", "reprieve", "result")  # never shown to a model
 
 DEFAULT_FOCUS = {
@@ -162,7 +161,9 @@ def question_for(inputs: Dossier) -> str:
 
 
 def looks_like_simcourt(data: Any) -> bool:
-    return isinstance(data, dict) and "question" not in data and (SIMCOURT_LJP <= set(data) or SIMCOURT_OLD <= set(data))
+    """A file with a key only SimCourt cases have (and no question): read as one, so a file with a
+    field missing (the masked indictment) is told which, not that its other fields are unknown."""
+    return isinstance(data, dict) and "question" not in data and bool(SIMCOURT_MARKS & set(data))
 
 
 def read(path: Path, data: Any) -> Case | None:

@@ -120,6 +120,8 @@ class SamvadBench(Procedure):
     Parameters = Parameters
     inputs = {
         "case_id": "the case's identifier",
+        "title": "the case's name",
+        "accused": "who is accused (the question names them)",
         "summary": "the facts, in a paragraph",
         "charges": "the charges, one a line (a case with none is refused)",
         "law": "the relevant law, explained simply",

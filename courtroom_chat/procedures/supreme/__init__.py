@@ -149,6 +149,7 @@ class SupremeCourt(Procedure):
     )
     Parameters = Parameters
     inputs = {"type": "criminal or civil (sets the verdicts and the burden of proof)"}
+    prepared_inputs = ("title", "transcript_type")  # read from a JSON transcript by prepare
 
     # ---------------------------------------------------------------- the case
 
