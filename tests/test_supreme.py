@@ -364,6 +364,9 @@ GOOD = json.loads((CASES / "burglary" / "transcript.json").read_text())
     ({"witnesses": [{"witness": "A", "called_by": "defense", "questions": [
         {"question": "Q?", "objection": {"by": "prosecution", "ground": "hearsay", "ruling": "maybe"}}]}]},
      "malformed witness session at witnesses[0].questions[0].objection.ruling"),
+    ({**dict.fromkeys(["witnesses", "opening_statements", "closing_statements", "charges", "claims"]),
+      "Witnesses": GOOD["witnesses"]},  # sent to the justices as raw JSON text before, with no word
+     "t.json: 'Witnesses' is not a transcript field; did you mean 'witnesses'?"),
 ])
 def test_bad_transcripts_get_one_clear_line(tmp_path, runs_dir, change, message):
     transcript = {k: v for k, v in {**GOOD, **change}.items() if v is not None}

@@ -12,6 +12,7 @@ Bad input is one line naming the place and what to do.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
@@ -166,7 +167,18 @@ def is_transcript(doc: Document) -> dict[str, Any] | None:
         raise CaseError(f"{doc.name}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}; fix it "
                         "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
                         "with --type criminal or civil") from None
-    return data if isinstance(data, dict) and MARKS & set(data) else None
+    if not isinstance(data, dict):
+        return None
+    if MARKS & set(data):
+        return data
+    near = [(key, match[0]) for key in data if isinstance(key, str)
+            for match in [difflib.get_close_matches(key.lower(), sorted(MARKS), n=1, cutoff=0.9)] if match]
+    if near:  # "Witnesses", "opening_statement": a transcript misspelt, not evidence in JSON
+        key, meant = near[0]
+        raise CaseError(f"{doc.name}: {key!r} is not a transcript field; did you mean {meant!r}? "
+                        "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
+                        "with --type criminal or civil")
+    return None
 
 
 def rendered(doc: Document, transcript: Transcript) -> Document:
