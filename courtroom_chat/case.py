@@ -152,6 +152,9 @@ def _pdf_text(name: str, data: bytes) -> tuple[str, int]:
         from pypdf.errors import PdfReadError
     except ImportError:  # pragma: no cover - pypdf is a core dependency
         raise CaseError(f"{name}: reading PDFs needs pypdf; install it with pip install pypdf") from None
+    import logging
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings on a bad file would print before the one line
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
@@ -269,7 +272,8 @@ def expand_paths(entries: list[str], base: Path, limits: Limits | None = None) -
             matches = sorted(Path(p) for p in globlib.glob(str(target), recursive=True))
             files = [p for p in matches if p.is_file() and not _is_hidden(p, base)]
             if not files:
-                raise CaseError(f"no files match '{entry}' (relative to {base})")
+                raise CaseError(f"no files match '{entry}'" + ("" if Path(entry).expanduser().is_absolute()
+                                                                else f" (relative to {base})"))
             for p in files:
                 add(p)
         elif target.is_dir():

@@ -272,7 +272,7 @@ def read_folder(folder: Path, *, user: bool = False) -> list[Provision]:
     if not folder.is_dir():
         what = "[kb] user_corpus" if user else "[kb] corpus"
         raise InputError(f"the knowledge base folder {folder} does not exist; set {what} in config.toml "
-                         "(or $COURTROOM_KB_CORPUS) to a folder of statute files")
+                         f"{'' if user else '(or $COURTROOM_KB_CORPUS) '}to a folder of statute files")
     provisions: list[Provision] = []
     for path in sorted(folder.iterdir()):
         if path.name.startswith(".") or not path.is_file() or re.match(r"(source|readme|license)\b", path.stem, re.I):

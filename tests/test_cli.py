@@ -429,3 +429,24 @@ def test_small_mistakes_get_the_line_that_names_them(runs_dir, tmp_path):
         result = invoke(*args)
         assert result.exit_code == 2 and "Invalid value" in result.output and "Traceback" not in result.output
         assert "no runs yet" not in result.output and "no provision matched" not in result.output
+
+
+def test_a_one_word_question_is_a_question_and_an_absolute_glob_is_not_called_relative(runs_dir, tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("The release passed every check.\n")
+    result = invoke("run", "Deploy?", note, "-b", "scripted", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "Deploy?" in result.output
+    missing = invoke("run", "Deploy?", tmp_path / "nothing" / "*.txt", "-b", "scripted", "--dry-run")
+    line = one_line_error(missing)
+    assert "no files match" in line and "relative to" not in line
+
+
+def test_a_file_named_pdf_that_is_not_one_is_one_line_without_the_readers_noise(runs_dir, tmp_path):
+    fake = tmp_path / "fake.pdf"
+    fake.write_text("not a pdf at all\n")
+    done = subprocess.run([sys.executable, "-c", "from courtroom_chat.frontends.cli import main; main()", "run",
+                           "Ship it?", str(fake), "-b", "scripted", "--runs-dir", str(runs_dir)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and "fake.pdf is not a readable PDF" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # pypdf's own warnings printed before it
