@@ -128,8 +128,11 @@ class RunStore:
                     self._ready = True
                 yield conn
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"the runs index {index} is damaged ({exc}); move it aside (mv {index} {index}.damaged): "
-                             "the run files are kept, and the next command lists them again") from None
+            if getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                raise InputError(f"the runs index {index} is damaged ({exc}); move it aside (mv {index} "
+                                 f"{index}.damaged): the run files are kept, and the next command lists them again") from None
+            raise InputError(f"the runs index {index} could not be used ({exc}); if another courtroom command is "
+                             "writing to it, try again when it has finished") from None
 
     def _index_files(self, conn: sqlite3.Connection) -> None:
         """A new index over a folder that already holds runs (an index moved aside): every run
@@ -140,10 +143,10 @@ class RunStore:
             except (OSError, ValueError):
                 continue
             if path.name == f"{record.run_id}.json":
-                self._put(conn, record, path, "")
+                self._put(conn, record, path, "", replace=False)  # a row another process wrote meanwhile stays
 
     @staticmethod
-    def _put(conn: sqlite3.Connection, record: RunRecord, path: Path, owner: str) -> None:
+    def _put(conn: sqlite3.Connection, record: RunRecord, path: Path, owner: str, *, replace: bool = True) -> None:
         summary = record.summary()
         votes = summary["votes"]
         row = {k: summary[k] for k in _INDEXED} | {
@@ -159,7 +162,7 @@ class RunStore:
         with conn:
             cols = ", ".join(row)
             marks = ", ".join(f":{k}" for k in row)
-            conn.execute(f"INSERT OR REPLACE INTO runs ({cols}) VALUES ({marks})", row)
+            conn.execute(f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO runs ({cols}) VALUES ({marks})", row)
 
     def path_for(self, run_id: str) -> Path:
         return self.root / f"{run_id}.json"

@@ -831,7 +831,7 @@ async def test_both_orders_asks_every_member_twice_and_a_verdict_that_follows_th
             a, b = orders[name]["labels"]
             assert f'exactly "{b}" or "{a}"' in again.prompt
     one = record.outputs["justice-1@1"]
-    assert one["verdict"] == "not guilty" and one["orders"] == {
+    assert one["verdict"] == "not guilty" and {k: v for k, v in one["orders"].items() if k != "confidence"} == {
         "held": False, "first": orders["justice-1"]["labels"][0], "other": orders["justice-1"]["labels"][1]}
     assert one["confidence"] == 0.5
     assert "followed the order the verdicts were listed in" in present_opinion(one)
@@ -893,7 +893,8 @@ async def test_both_orders_with_votes_read_from_the_analyses_reads_each_asking()
                             held("guilty"), read_g, held("guilty"), read_g]}
     record, backend = await trial(script=script, seed=3, verdict_from="analysis", both_orders=True)
     first = record.outputs["justice-1@1"]
-    assert first["orders"] == {"held": False, "first": "not guilty", "other": "guilty"} and first["verdict"] == "not guilty"
+    assert first["orders"] == {"held": False, "first": "not guilty", "other": "guilty", "confidence": 0.7}
+    assert first["verdict"] == "not guilty"
     from courtroom_chat.procedures.supreme import present
     text = present.opinion_markdown(first)
     assert 'the opinion wrote "guilty", which its analysis does not support' in text and "followed the order" in text
@@ -902,3 +903,42 @@ async def test_both_orders_with_votes_read_from_the_analyses_reads_each_asking()
     assert len([c for c in backend.calls if c.agent == "justice-1" and c.schema_name == "RereadReply"]) == 4
     assert record.outputs["verdict"]["readings"]["differed"] == [
         "Justice 1 (strict constructionist), round 1: wrote guilty, analysis supports not guilty"]
+
+
+async def test_with_both_orders_an_opinion_that_followed_the_order_never_speaks_for_the_court():
+    """Every justice writes whichever verdict is listed first, with an analysis for it: the rule
+    counts each for not guilty, so the court decides not guilty 9-0, and no opinion arguing
+    guilty is handed down as the court's; at the conference each reads what it wrote, and what
+    its vote was counted as."""
+    justices = {f"justice-{n}" for n in range(1, 10)}
+    backend = OrderFollower(justices)
+    record = await Trial(load_case(CASES / "burglary.json"), settings(both_orders=True), store=None, seed=7,
+                         backends={"scripted": backend}).run()
+    doc = record.outputs["verdict"]
+    assert doc["decision"] == "not guilty" and doc["bench"]["votes"]["not guilty"] == 9
+    assert doc["opinion_of_the_court"]["author"] == "" and "No opinion of the majority held" in \
+        doc["opinion_of_the_court"]["analysis"]
+    assert "**No opinion of the court:**" in record.outcome.markdown
+    first = record.outputs["justice-1@1"]
+    conference = [c for c in backend.calls if c.agent == "justice-1" and "ROUND 2" in c.prompt][0]
+    wrote = first["orders"]["first"]
+    assert f"YOUR OPINION IN ROUND 1: {wrote} (confidence " in conference.prompt
+    assert f'you wrote "{first["orders"]["other"]}"' in conference.prompt
+    assert 'so your vote was counted as "not guilty"' in conference.prompt
+
+
+def test_both_orders_and_the_findings_form_are_refused_together():
+    with pytest.raises(ConfigError, match="use one of both_orders and opinion_form"):
+        settings(both_orders=True, opinion_form="findings").procedure_params("supreme")
+
+
+async def test_a_json_exhibit_beside_the_transcript_is_evidence_and_cased_fields_are_named(tmp_path):
+    from courtroom_chat.case import pasted_document
+    from courtroom_chat.procedures.supreme.transcript import is_transcript
+
+    exhibit = pasted_document('{"charge": "theft", "officer": "Smith"}', 1).model_copy(update={"name": "exhibit.json",
+                                                                                           "kind": "json"})
+    assert is_transcript(exhibit) is None
+    cased = exhibit.model_copy(update={"text": json.dumps({"Opening Statements": [], "type": "civil"})})
+    with pytest.raises(CaseError, match="'Opening Statements' is not a transcript field; did you mean 'opening_statements'"):
+        is_transcript(cased)

@@ -252,7 +252,8 @@ def _check_output(output: Path, force: bool, inputs: list[Path | None]) -> None:
         return
     target = output.resolve()
     for given in filter(None, inputs):
-        paths = [Path(p) for p in glob.glob(str(given))] if glob.has_magic(str(given)) else [given]
+        pattern = str(Path(given).expanduser())
+        paths = [Path(p) for p in glob.glob(pattern, recursive=True)] if glob.has_magic(pattern) else [Path(pattern)]
         if any(p.resolve() == target or (p.is_dir() and target.is_relative_to(p.resolve())) for p in paths):
             raise InputError(f"--output {output} is one of this run's inputs ({given}); writing the result there would "
                              "replace it; choose another name")

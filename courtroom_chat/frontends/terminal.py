@@ -78,6 +78,10 @@ def guarded(fn: Any) -> Any:
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except OSError as exc:
+            import os
+
+            if os.environ.get("COURTROOM_DEBUG"):
+                raise
             fail(os_error_line(exc), 2)
         except Exception as exc:
             import os

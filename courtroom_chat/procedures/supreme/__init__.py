@@ -27,7 +27,6 @@ from ...evidence import EvidenceIndex, quote_choices
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, refine_schema
-from ..decision.present import shorten
 from ..decision.rules import quote_problems
 from . import present, transcript
 from .demo import demo_reply
@@ -116,6 +115,9 @@ class Parameters(BaseModel):
             raise ValueError(f"justices must be an odd number, so the bench cannot tie (got {self.justices})")
         if not self.philosophies():
             raise ValueError("spectrum names no philosophy; list them comma-separated")
+        if self.both_orders and self.opinion_form == "findings":
+            raise ValueError("both_orders reverses the verdicts, not the findings (\"proved\" / \"not proved\") a "
+                             "findings-form vote follows; use one of both_orders and opinion_form = \"findings\"")
         return self
 
     def philosophies(self) -> list[str]:
@@ -251,8 +253,8 @@ class SupremeCourt(Procedure):
         return self.render(
             "conference", burden=self.burden(standard), round=round_, previous=round_ - 1,
             **self.choices(court, standard, me, swapped), **self.weighing(court, standard, me, round_, swapped), digest=digest, opinions_below=below, mine=f" ({mine} above)" if mine else "",
-            own=f"{own['verdict']} (confidence {own['confidence']:.2f}): {shorten(own['evidence_analysis'], 300)}"
-            if own else "(none: your round-1 opinion failed)", before=own["verdict"] if own else "none",
+            own=present.own_opinion(own) if own else "(none: your round-1 opinion failed)",
+            before=own["verdict"] if own else "none",
             seat=n, size=court.params.justices, philosophy=self.philosophy(name))
 
     def opinion_schema(self, order: list[str], wire: type[BaseModel]) -> dict[str, Any]:
@@ -291,7 +293,7 @@ class SupremeCourt(Procedure):
             court.check_context([(a, pr) for _, a, prompts in plans for pr in prompts])
             before_calls = len(court.record.calls)
             current: dict[str, dict[str, Any]] = {}
-            async with court.stage(stage_name, round=round_, planned=[(a, prompts[0]) for _, a, prompts in plans]) as stage:
+            async with court.stage(stage_name, round=round_, planned=[(a, pr) for _, a, prompts in plans for pr in prompts]) as stage:
                 prior = majority({k: v["verdict"] for k, v in previous.items()}, standard) if previous else ""
                 await asyncio.gather(*(self.sit(court, standard, n, agent, prompts, wire, round_, previous, prior,
                                                 current) for n, agent, prompts in plans))
@@ -380,6 +382,7 @@ class SupremeCourt(Procedure):
         out: dict[str, Any] = {"verdict": vote, "orders": {"held": held, "first": first["verdict"],
                                                             "other": again["verdict"]}}
         if "confidence" in first:  # a justice's: the mean of the two if it held, else even
+            out["orders"]["confidence"] = first["confidence"]  # as it wrote it, for its own reading at the conference
             out["confidence"] = round((first["confidence"] + again["confidence"]) / 2, 3) if held else 0.5
         return out
 
@@ -445,9 +448,10 @@ class SupremeCourt(Procedure):
         agents = [court.agent(f"juror-{n}", "juror", f"Juror {n}", "jury", temperature=p.juror_temperature)
                   for n in range(1, p.jurors + 1)]
         prompts = {a.name: self.juror_prompt(court, standard, n, p.jurors) for n, a in enumerate(agents, 1)}
-        if p.both_orders:
-            court.check_context([(a, self.juror_prompt(court, standard, n, p.jurors, True))
-                                 for n, a in enumerate(agents, 1)])
+        reverse = {a.name: self.juror_prompt(court, standard, n, p.jurors, True) for n, a in enumerate(agents, 1)} \
+            if p.both_orders else {}
+        if reverse:
+            court.check_context([(a, reverse[a.name]) for a in agents])
         votes: dict[str, str] = {}
         held: dict[str, bool] = {}  # both_orders: whether each juror's verdict held with the order reversed
 
@@ -460,7 +464,7 @@ class SupremeCourt(Procedure):
         rule = ("unanimity required" if needed == p.jurors and p.jurors > 1 else f"{needed} of {p.jurors} needed")
 
         async def ask(n: int, agent: Agent, swapped: bool = False) -> Any:
-            prompt = self.juror_prompt(court, standard, n, p.jurors, True) if swapped else prompts[agent.name]
+            prompt = reverse[agent.name] if swapped else prompts[agent.name]
             try:
                 answer = await court.ask(agent, prompt, JurorReply, schema=schema(agent, swapped), announce=not swapped,
                                          inputs={**self.common(standard), "number": n, "size": p.jurors,
@@ -488,7 +492,8 @@ class SupremeCourt(Procedure):
             court.tally(standard.labels, dict(Counter(votes.values())), seated=p.jurors,
                         pending=p.jurors - len(votes), title="Jury")
 
-        async with court.stage("jury", planned=[(a, prompts[a.name]) for a in agents]) as stage:
+        async with court.stage("jury", planned=[(a, prompts[a.name]) for a in agents]
+                               + [(a, reverse[a.name]) for a in agents if a.name in reverse]) as stage:
             await asyncio.gather(*(sit(n, a) for n, a in enumerate(agents, 1)))
             verdict = jury_verdict(list(votes.values()), p.jurors, needed, standard)
             counts = Counter(votes.values())
@@ -612,7 +617,10 @@ class SupremeCourt(Procedure):
         split = f"{counts[decision]}–{len(votes) - counts[decision]}"
         seats = sorted(final, key=lambda k: int(k.rpartition("-")[2]))
         majority_seats = [k for k in seats if votes[k] == decision]
-        author = max(majority_seats, key=lambda k: final[k]["confidence"])
+        # both_orders: an opinion whose verdict followed the order argues for whichever verdict it
+        # was offered first, so it cannot speak for the court; with none that held, no one does
+        held = [k for k in majority_seats if (final[k].get("orders") or {}).get("held", True)]
+        author = max(held, key=lambda k: final[k]["confidence"]) if held else None
         title = lambda k: f"Justice {k.rpartition('-')[2]} ({final[k]['philosophy']})"  # noqa: E731
         changes = [{"justice": title(k), "before": first[k]["confidence"], "after": final[k]["confidence"]}
                    for k in seats if k in first and abs(final[k]["confidence"] - first[k]["confidence"]) >= 0.05]
@@ -628,8 +636,13 @@ class SupremeCourt(Procedure):
             "bench": {"split": f"{split} ({decision} / {standard.no if decision == standard.yes else standard.yes})",
                       "votes": {label: counts[label] for label in standard.labels}, "seated": court.params.justices},
             "opinion_of_the_court": {"author": title(author), "analysis": final[author]["evidence_analysis"],
-                                     "standard": final[author]["standard"], "key_facts": final[author]["key_facts"]},
-            "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]}
+                                     "standard": final[author]["standard"], "key_facts": final[author]["key_facts"]}
+            if author else {"author": "", "analysis": (
+                f"No opinion of the majority held its verdict with the verdicts listed either way: each wrote whichever "
+                f"it was offered first, so each was counted for {decision}, the verdict when the burden is not met."),
+                "standard": "", "key_facts": []},
+            "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]
+                          if (final[k].get("orders") or {}).get("held", True) else present.orders_said(final[k]).strip(" ·")}
                          for k in seats if votes[k] != decision],
             "conformity": conf, "confidence_changes": changes, **self.readings(rounds, title),
             **self.swaps(rounds, title, standard),
@@ -637,7 +650,7 @@ class SupremeCourt(Procedure):
         }
         court.keep("verdict", document)
         agreeing = jury["votes"].get(decision, 0)
-        own = [final[k]["confidence"] for k in majority_seats]
+        own = [final[k]["confidence"] for k in (held or majority_seats)]
         failed = len(final) < court.params.justices or jury["voted"] < jury["seated"]
         court.conclude(Outcome(
             answer=f"{decision.capitalize()}: {court.case.inputs.get('title') or court.case.question}",

@@ -39,6 +39,20 @@ def opinion_markdown(o: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def own_opinion(o: dict[str, Any]) -> str:
+    """A justice's previous opinion as it reads it at the conference: the verdict and confidence
+    it wrote, its analysis, and (``both_orders``) what its vote was counted as when the verdict
+    changed with the order it was offered in."""
+    orders = o.get("orders") or {}
+    text = (f"{orders.get('first', o['verdict'])} (confidence {orders.get('confidence', o['confidence']):.2f}): "
+            f"{shorten(o['evidence_analysis'], 300)}")
+    if orders and not orders["held"]:
+        text += (f" [Asked again with the two verdicts listed the other way, you wrote \"{orders['other']}\"; a verdict "
+                 f"that changes with the order does not show the burden met, so your vote was counted as "
+                 f"\"{o['verdict']}\".]")
+    return text
+
+
 def facts_said(o: dict[str, Any]) -> str:
     """An opinion's key facts in one line for the conference digest: the first two. (The digest
     reads only the trial's own opinions, so it never meets a record of another shape.)"""
@@ -138,8 +152,10 @@ def verdict_document(doc: dict[str, Any]) -> str:
              f"**The jury:** {jury['verdict']} ({jury['split']}; {jury['rule']})"
              f" · {'agrees with' if jury['agrees'] else 'differs from'} the court", ""]
     author = doc.get("opinion_of_the_court")
-    if author:
+    if author and author["author"]:
         lines += [f"**Opinion of the court** ({author['author']}):", "", author["analysis"], ""]
+    elif author:  # both_orders: no opinion of the majority held both ways
+        lines += [f"**No opinion of the court:** {author['analysis']}", ""]
     for d in doc.get("dissents", []):
         lines += [f"**Dissent** ({d['author']}, {d['verdict']}): {d['analysis']}", ""]
     moved = [f"{m['justice']} {m['from']} → {m['to']} ({m['direction']})" for r in conf["rounds"] for m in r["moves"]]

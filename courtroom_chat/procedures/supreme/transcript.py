@@ -12,7 +12,6 @@ Bad input is one line naming the place and what to do.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -171,9 +170,9 @@ def is_transcript(doc: Document) -> dict[str, Any] | None:
         return None
     if MARKS & set(data):
         return data
-    near = [(key, match[0]) for key in data if isinstance(key, str)
-            for match in [difflib.get_close_matches(key.lower(), sorted(MARKS), n=1, cutoff=0.9)] if match]
-    if near:  # "Witnesses", "opening_statement": a transcript misspelt, not evidence in JSON
+    near = [(key, re.sub(r"[\s-]+", "_", key.strip().lower())) for key in data if isinstance(key, str)]
+    near = [(key, meant) for key, meant in near if meant in MARKS]
+    if near:  # "Witnesses", "Opening Statements": a transcript whose fields are cased otherwise, not a JSON exhibit
         key, meant = near[0]
         raise CaseError(f"{doc.name}: {key!r} is not a transcript field; did you mean {meant!r}? "
                         "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
