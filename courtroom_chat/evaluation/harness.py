@@ -188,8 +188,12 @@ async def evaluate_async(
         summary = report.summarize(the_plan.dataset, the_plan.methods, selected_rows(the_plan, rows), meta)
         text = report.markdown(summary)
         if rows:
-            results.write_json("summary.json", summary)
-            results.write_text("report.md", text)
+            # a smaller --limit than an earlier command's keeps the fuller report: this one is written
+            # beside it (report-first-N.md), not over it
+            finished = {item for item, method, _ in rows if method in the_plan.methods}
+            suffix = "" if finished <= {i.id for i in the_plan.items} else f"-first-{len(the_plan.items)}"
+            results.write_json(f"summary{suffix}.json", summary)
+            results.write_text(f"report{suffix}.md", text)
     return Evaluation(ident, results.folder, summary, text)
 
 

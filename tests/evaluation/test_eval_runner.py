@@ -208,3 +208,14 @@ async def test_a_dataset_changed_since_its_results_is_scored_again_or_asked_agai
     assert third.summary["results"]["single"]["correct"] == 1
     latest = {r["item"]: r for r in _lines(third.folder)}
     assert latest["a"]["question"] == "Ship the fix today?" and latest["b"]["gold"] == "no"
+
+
+async def test_a_smaller_limit_writes_its_report_beside_the_fuller_one(fixtures, runs_dir):
+    options = dict(procedure="none", baselines=["single"], backend="scripted", backends={"scripted": ScriptedBackend()})
+    full = await evaluate_async(str(fixtures / "adrs.json"), limit=3, **options)
+    fuller = (full.folder / "report.md").read_text()
+    small = await evaluate_async(str(fixtures / "adrs.json"), limit=1, **options)
+    assert small.folder == full.folder and (full.folder / "report.md").read_text() == fuller
+    assert json.loads((full.folder / "summary.json").read_text())["results"]["single"]["n"] == 3
+    assert json.loads((full.folder / "summary-first-1.json").read_text())["results"]["single"]["n"] == 1
+    assert (full.folder / "report-first-1.md").read_text() == small.markdown
