@@ -450,3 +450,9 @@ def test_a_file_named_pdf_that_is_not_one_is_one_line_without_the_readers_noise(
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.startswith("error: ") and "fake.pdf is not a readable PDF" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # pypdf's own warnings printed before it
+
+
+def test_a_dry_run_says_the_checks_it_does_not_list(runs_dir):
+    result = invoke("run", CASES / "code-commit.json", "-b", "scripted", "--dry-run", "--mirror", "--fragility")
+    assert result.exit_code == 0
+    assert "note: --mirror and --fragility add trials after the verdict" in " ".join(result.stderr.split())

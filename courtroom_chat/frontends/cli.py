@@ -203,6 +203,11 @@ def run(
     if given:
         the_case = the_case.model_copy(update={"inputs": {**the_case.inputs, **given}})
     trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run, mirror=mirror, fragility=fragility, seed=seed)
+    if dry_run and (mirror or fragility):
+        checks = " and ".join(n for n, on in (("--mirror", mirror), ("--fragility", fragility)) if on)
+        say(f"note: {checks} {'add trials' if mirror and fragility else 'adds a trial'} after the verdict, with the "
+            "prompts shown here (the negated question, or the evidence without what the verdict cited most); a dry "
+            "run does not list them", "yellow")
     if not the_case.context and not the_case.inputs:  # a case file may carry its evidence as inputs (a dossier)
         say("note: no evidence attached; the court will argue the question alone", "yellow")
     progress = Progress(verbose, dry_run)
