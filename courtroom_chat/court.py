@@ -141,6 +141,7 @@ class Court:
         self.label = ""  # a shadow court's purpose ("fragility")
         self._stage_of: dict[str, str] = {}  # agent -> the stage it speaks in
         self._current = ""
+        self._window_checked = False  # a dry run warns once of a prompt past the model's window
 
     async def screen(self, *, dry_run: bool = False) -> None:
         """Show the person every flagged passage, before any agent speaks; first, where
@@ -322,7 +323,14 @@ class Court:
 
     def plan_prompt(self, stage: str, agent: Agent, prompt: str, wire: type[BaseModel], *,
                     system: str | None = None, prefix: str | None = None) -> None:
-        """Dry run: announce the exact prompt ``agent`` would get, with estimates."""
+        """Dry run: announce the exact prompt ``agent`` would get, with estimates; a prompt that
+        would not fit the model's window is a warning here (once), as the real run refuses it."""
+        if not self._window_checked:
+            try:
+                self.check_context([(agent, prompt)])
+            except ContextTooLongError as exc:
+                self._window_checked = True
+                self.warn("court", "context_window", f"{exc}; a real run stops there, before any call")
         request = self.request(agent, prompt, wire, {}, system=system, prefix=prefix)
         messages = request.messages()
         tokens_in = agent.backend.estimate_tokens("\n".join(m["content"] for m in messages))

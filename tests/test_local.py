@@ -229,3 +229,14 @@ def test_the_runtime_default_dry_look_back_is_the_one_the_settings_name():
     from courtroom_chat.config import RUNTIME_DRY_LAST_N
 
     assert xllamacpp.CommonParams().sampling.dry_penalty_last_n == RUNTIME_DRY_LAST_N == 64
+
+
+def test_a_dry_run_warns_once_of_evidence_past_the_window(local_settings):
+    """A dry run on the embedded model showed ≈417,092 tokens for a 1.5 MB line and said nothing
+    of the 8,192-token window the real run refuses it against."""
+    huge = pasted_document("The quarterly report lists every expense in detail. " * 4000, 1)
+    record = asyncio.run(Trial(new_case("Should we approve the budget?", [huge]), local_settings, store=None,
+                               dry_run=True).run())
+    warned = [w for w in record.warnings if w.rule == "context_window"]
+    assert len(warned) == 1 and "window is 8,192" in warned[0].message and "a real run stops there" in warned[0].message
+    assert record.calls == []
