@@ -7,6 +7,7 @@ a glob like ``logs/[ab]*.txt`` or an install hint like ``'.[local-1.5b]'`` print
 from __future__ import annotations
 
 import functools
+import os
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -78,14 +79,10 @@ def guarded(fn: Any) -> Any:
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except OSError as exc:
-            import os
-
             if os.environ.get("COURTROOM_DEBUG"):
                 raise
             fail(os_error_line(exc), 2)
         except Exception as exc:
-            import os
-
             if os.environ.get("COURTROOM_DEBUG") or type(exc).__module__.startswith(("click", "typer")):
                 raise
             fail(f"unexpected {type(exc).__name__} ({first_line(exc)}): a bug in courtroom-chat; run again with "

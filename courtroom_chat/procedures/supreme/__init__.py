@@ -206,6 +206,12 @@ class SupremeCourt(Procedure):
         order = deliberation.label_order(court, standard.labels, agent)
         return order[::-1] if swapped else order
 
+    @staticmethod
+    def askings(court: Court) -> tuple[bool, ...]:
+        """Whether each asking of a member lists the verdicts reversed: once as read, and
+        (``both_orders``) again the other way."""
+        return (False, True) if court.params.both_orders else (False,)
+
     def choices(self, court: Court, standard: Standard, agent: str, swapped: bool = False) -> dict[str, str]:
         first, second = self.order(court, standard, agent, swapped)
         return {"yes": standard.yes, "no": standard.no, "first": first, "second": second, "party": standard.party,
@@ -288,7 +294,7 @@ class SupremeCourt(Procedure):
                 agent = self.justice(court, n, round_)
                 prompt, *other = [self.opinion_prompt(court, standard, n, swapped) if round_ == 1
                                   else self.conference_prompt(court, standard, n, round_, previous, swapped)
-                                  for swapped in ((False, True) if p.both_orders else (False,))]
+                                  for swapped in self.askings(court)]
                 plans.append((n, agent, (prompt, *other)))
             court.check_context([(a, pr) for _, a, prompts in plans for pr in prompts])
             before_calls = len(court.record.calls)
@@ -619,7 +625,7 @@ class SupremeCourt(Procedure):
         majority_seats = [k for k in seats if votes[k] == decision]
         # both_orders: an opinion whose verdict followed the order argues for whichever verdict it
         # was offered first, so it cannot speak for the court; with none that held, no one does
-        held = [k for k in majority_seats if (final[k].get("orders") or {}).get("held", True)]
+        held = [k for k in majority_seats if present.held(final[k])]
         author = max(held, key=lambda k: final[k]["confidence"]) if held else None
         title = lambda k: f"Justice {k.rpartition('-')[2]} ({final[k]['philosophy']})"  # noqa: E731
         changes = [{"justice": title(k), "before": first[k]["confidence"], "after": final[k]["confidence"]}
@@ -642,7 +648,7 @@ class SupremeCourt(Procedure):
                 f"it was offered first, so each was counted for {decision}, the verdict when the burden is not met."),
                 "standard": "", "key_facts": []},
             "dissents": [{"author": title(k), "verdict": votes[k], "analysis": final[k]["evidence_analysis"]
-                          if (final[k].get("orders") or {}).get("held", True) else present.orders_said(final[k]).strip(" ·")}
+                          if present.held(final[k]) else present.orders_said(final[k]).strip(" ·")}
                          for k in seats if votes[k] != decision],
             "conformity": conf, "confidence_changes": changes, **self.readings(rounds, title),
             **self.swaps(rounds, title, standard),
@@ -730,8 +736,8 @@ class SupremeCourt(Procedure):
             return {}
         return {"readings": {"read": len(held), "differed": [
             f"{title(k)}, round {r}: wrote {o['written_verdict']}, {'its findings support' if o.get('elements') else 'analysis supports'} "
-            f"{(o.get('orders') or {}).get('first', o['verdict'])}"
-            for r, k, o in held if o["written_verdict"] != (o.get("orders") or {}).get("first", o["verdict"])]}}
+            f"{present.asked_verdict(o)}"
+            for r, k, o in held if o["written_verdict"] != present.asked_verdict(o)]}}
 
     @staticmethod
     def swaps(rounds: list[dict[str, dict[str, Any]]], title: Any, standard: Standard) -> dict[str, Any]:
@@ -754,7 +760,7 @@ class SupremeCourt(Procedure):
         placeholder = {"verdict": "[verdict]", "confidence": 0.0, "key_facts": ["[key facts]"],
                        "evidence_analysis": "[the analysis of round 1]"}
         previous = {f"justice-{n}": placeholder for n in range(1, p.justices + 1)}
-        orders = (False, True) if p.both_orders else (False,)  # both_orders: each asking again, reversed
+        orders = self.askings(court)
         for swapped in orders:
             for n in range(1, p.justices + 1):
                 court.plan_prompt("opinions", self.justice(court, n, 1), self.opinion_prompt(court, standard, n, swapped),

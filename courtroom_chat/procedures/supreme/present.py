@@ -23,10 +23,20 @@ def facts_markdown(o: dict[str, Any]) -> list[str]:
     return ["**Key facts:**", *[f"- {f}" for f in o.get("key_facts", [])]]
 
 
+def held(o: dict[str, Any]) -> bool:
+    """Whether an opinion's verdict held with the verdicts listed either way (``both_orders``);
+    an opinion asked once holds."""
+    return (o.get("orders") or {}).get("held", True)
+
+
+def asked_verdict(o: dict[str, Any]) -> str:
+    """The verdict an opinion's own (first) asking gave, before ``both_orders`` counted it."""
+    return (o.get("orders") or {}).get("first", o["verdict"])
+
+
 def opinion_markdown(o: dict[str, Any]) -> str:
     lines = [f"**Verdict:** {o['verdict']} · confidence {o['confidence']:.0%}"]
-    read = (o.get("orders") or {}).get("first", o["verdict"])  # the verdict of this asking, before both_orders
-    if o.get("written_verdict") and o["written_verdict"] != read:
+    if o.get("written_verdict") and o["written_verdict"] != asked_verdict(o):
         lines[0] += (f" · read from the analysis; the opinion wrote \"{o['written_verdict']}\", which its analysis "
                      "does not support")
     lines[0] += orders_said(o)
