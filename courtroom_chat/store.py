@@ -89,6 +89,14 @@ def default_runs_dir(configured: str = "") -> Path:
     return Path(user_data_dir("courtroom-chat")) / "runs"
 
 
+
+def checked_runs_dir(value: str | Path | None) -> str | Path | None:
+    """``--runs-dir`` as given, or None when left out; an empty one (``--runs-dir ""``, which a
+    path would read as the current folder) is refused."""
+    if value is not None and not str(value).strip():
+        raise InputError('--runs-dir is empty; give the folder for run records, or leave --runs-dir out for the default')
+    return value
+
 class RunStore:
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
@@ -97,6 +105,14 @@ class RunStore:
     @classmethod
     def default(cls, configured: str = "") -> RunStore:
         return cls(default_runs_dir(configured))
+
+    def existing(self) -> RunStore:
+        """This store, for reading: a folder that does not exist is one line (a mistyped
+        --runs-dir), not a new empty folder with an index in it."""
+        if not self.root.is_dir():
+            raise InputError(f"no runs folder {self.root}: check --runs-dir (or [runs] dir in the config); "
+                             "`courtroom runs` lists the runs of the default folder")
+        return self
 
     # ------------------------------------------------------------------ index
 
@@ -241,6 +257,10 @@ class RunStore:
         if rating not in ("up", "down"):
             raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")
         record = self.load(run_id)
+        if record.status != "complete" or record.outcome is None:
+            how = {"failed": "failed", "stopped": "was stopped by its budget"}.get(record.status, "did not finish")
+            raise InputError(f"run {record.run_id} {how} and has no verdict to rate; "
+                             "rate a run that reached one (`courtroom runs` lists them)")
         record.feedback = Feedback(rating=rating, comment=comment)  # type: ignore[arg-type]
         with self._index() as conn:
             owner_row = conn.execute("SELECT owner FROM runs WHERE run_id = ?", (record.run_id,)).fetchone()

@@ -167,6 +167,51 @@ def test_runs_show_and_feedback(runs_dir):
     assert invoke("feedback", row["run_id"], "sideways").exit_code == 2
 
 
+@pytest.mark.parametrize("command", [("runs",), ("show", "20261127"), ("replay", "20261127"),
+                                     ("feedback", "20261127", "up"), ("calibration",)])
+def test_reading_commands_refuse_a_runs_folder_that_does_not_exist_and_do_not_create_it(tmp_path, command):
+    typo = tmp_path / "runz"
+    result = invoke(*command, "--runs-dir", typo)
+    assert result.exit_code == 2
+    assert one_line_error(result) == (f"error: no runs folder {typo}: check --runs-dir (or [runs] dir in the config); "
+                                      "`courtroom runs` lists the runs of the default folder")
+    assert not typo.exists()
+
+
+@pytest.mark.parametrize("command", [("runs",), ("show", "x"), ("feedback", "x", "up"), ("calibration",),
+                                     ("run", CASES / "code-commit.json", "-b", "scripted"),
+                                     ("eval", ROOT / "bench" / "supreme" / "clear.jsonl", "--baseline", "single", "-b", "scripted")])
+def test_an_empty_runs_dir_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*command, "--runs-dir", "")
+    assert result.exit_code == 2
+    assert one_line_error(result) == ("error: --runs-dir is empty; give the folder for run records, "
+                                      "or leave --runs-dir out for the default")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_run_cannot_be_rated(runs_dir, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    script = runs_dir.parent / "failing.json"
+    script.write_text(json.dumps({"judge": {"$error": "boom"}}))
+    assert invoke("run", CASES / "code-commit.json", "-b", "scripted", "--script", script).exit_code != 0
+    [row] = RunStore(runs_dir).list()
+    result = invoke("feedback", row["run_id"], "up")
+    assert result.exit_code == 2
+    assert one_line_error(result).startswith(f"error: run {row['run_id']} failed and has no verdict to rate")
+    assert RunStore(runs_dir).load(row["run_id"]).feedback is None
+
+
+def test_with_no_runs_folder_yet_listing_and_calibration_say_so(monkeypatch, tmp_path):
+    fresh = tmp_path / "fresh"
+    monkeypatch.setenv("COURTROOM_RUNS_DIR", str(fresh))
+    listing = invoke("runs")
+    assert listing.exit_code == 0 and "".join(listing.stdout.split()) == f"norunsyetin{fresh}"
+    calibration = invoke("calibration")
+    assert calibration.exit_code == 0 and "No rated verdict" in calibration.stdout
+    assert not fresh.exists()
+
+
 def test_config_init_and_show(tmp_path):
     target = tmp_path / "config.toml"
     assert invoke("config", "init", target).exit_code == 0

@@ -6,7 +6,7 @@ import pytest
 
 from courtroom_chat.case import new_case, pasted_document
 from courtroom_chat.errors import InputError
-from courtroom_chat.records import CallRecord, RunRecord
+from courtroom_chat.records import CallRecord, Outcome, RunRecord
 from courtroom_chat.store import MIGRATIONS, RunStore, new_run_id, redact
 
 
@@ -41,6 +41,7 @@ def test_saving_again_updates_the_index(tmp_path):
 def test_feedback_is_stored_with_the_record(tmp_path):
     store = RunStore(tmp_path)
     r = record()
+    r.status, r.outcome = "complete", Outcome(answer="Yes: ship it.", label="yes", polarity="yes")
     store.save(r, owner="bob")
     store.set_feedback(r.run_id, "up", "it worked out")
     assert store.load(r.run_id).feedback.rating == "up"
@@ -48,6 +49,31 @@ def test_feedback_is_stored_with_the_record(tmp_path):
     assert row["feedback"] == "up"
     with pytest.raises(InputError, match="feedback must be 'up' or 'down'"):
         store.set_feedback(r.run_id, "meh")
+
+
+@pytest.mark.parametrize(("status", "said"), [("failed", "failed"), ("incomplete", "did not finish"),
+                                               ("stopped", "was stopped by its budget")])
+def test_a_run_without_a_verdict_cannot_be_rated(tmp_path, status, said):
+    store = RunStore(tmp_path)
+    r = record()
+    r.status = status
+    store.save(r)
+    with pytest.raises(InputError, match=rf"run {r.run_id} {said} and has no verdict to rate; rate a run that"):
+        store.set_feedback(r.run_id, "down")
+    assert store.load(r.run_id).feedback is None
+
+
+def test_reading_a_runs_folder_that_does_not_exist_does_not_create_it(tmp_path):
+    from courtroom_chat.store import checked_runs_dir
+
+    missing = tmp_path / "typo"
+    with pytest.raises(InputError, match=r"no runs folder .*typo: check --runs-dir"):
+        RunStore(missing).existing()
+    assert not missing.exists()
+    assert RunStore(tmp_path).existing().root == tmp_path
+    with pytest.raises(InputError, match=r"--runs-dir is empty"):
+        checked_runs_dir("  ")
+    assert checked_runs_dir(None) is None and checked_runs_dir("runs") == "runs"
 
 
 def test_api_keys_never_reach_the_disk(tmp_path, monkeypatch):

@@ -97,14 +97,21 @@ class BackendPool:
 
     def preflight(self, specs: Iterable[ModelSpec]) -> None:
         """Check before a trial what can be checked without a call: the embedded model's weights
-        are installed (a missing one is a setup error naming the install command)."""
+        are installed (a missing one is a setup error naming the install command) and a hosted
+        model has its API key (else no run is started, so none is left failed)."""
         if self.dry_run:
             return
         for spec in specs:
-            if spec.backend == "local" and str(spec) not in self._given and "local" not in self._given:
+            if str(spec) in self._given or spec.backend in self._given:
+                continue
+            if spec.backend == "local":
                 from .local_models import require
 
                 require(spec.model or self.settings.local.model)
+            elif spec.backend == "anthropic":
+                from .anthropic import credentials
+
+                credentials(f"anthropic:{spec.model or self.settings.anthropic.model}")
 
     async def aclose(self) -> None:
         for backend in self._opened.values():

@@ -46,6 +46,20 @@ if TYPE_CHECKING:
 CACHED = {"type": "ephemeral"}
 
 
+
+def credentials(label: str, api_key: str | None = None) -> tuple[str, str]:
+    """The API key or auth token a client would use; none is a MissingCredentialsError naming
+    what to set. Checked before a trial starts (``BackendPool.preflight``), so a missing key
+    leaves no failed run behind."""
+    key = (api_key or os.environ.get("ANTHROPIC_API_KEY", "")).strip()
+    token = "" if key else os.environ.get("ANTHROPIC_AUTH_TOKEN", "").strip()
+    if not key and not token:
+        raise MissingCredentialsError(
+            f"no Anthropic API key for {label}: "
+            "set ANTHROPIC_API_KEY or use --backend local (or --backend scripted for a dry demo)"
+        )
+    return key, token
+
 class AnthropicBackend:
     name = "anthropic"
     accepts_temperature = PROFILES["anthropic"].accepts_temperature
@@ -68,13 +82,7 @@ class AnthropicBackend:
         self.timeout = config.timeout
         self.max_retries = config.max_retries
         self.max_tokens = config.max_tokens
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY", "").strip()
-        token = "" if key else os.environ.get("ANTHROPIC_AUTH_TOKEN", "").strip()
-        if not key and not token:
-            raise MissingCredentialsError(
-                f"no Anthropic API key for {self.name}:{self.model}: "
-                "set ANTHROPIC_API_KEY or use --backend local (or --backend scripted for a dry demo)"
-            )
+        key, token = credentials(f"{self.name}:{self.model}", api_key)
         self._secrets = tuple(s for s in (key, token) if s)
         # Explicit credentials: the SDK then reads no profile or credentials file from disk.
         self._client = anthropic.AsyncAnthropic(

@@ -12,7 +12,7 @@ from typing import Any
 from ..backends.base import Backend
 from ..config import Settings, load_settings
 from ..errors import InputError
-from ..store import RunStore
+from ..store import RunStore, checked_runs_dir
 from . import datasets, report
 from .methods import BASELINES, COURT_METHODS
 from .runner import Plan, Reporter, Results, Runner, eval_id, mirror_question, selected_rows, settings_models
@@ -130,7 +130,7 @@ def _settings(settings: Settings | None, config: str | Path | None, backend: str
     settings = settings or load_settings(config)
     if backend:
         settings = settings.with_backend(backend)
-    if runs_dir:
+    if checked_runs_dir(runs_dir):
         settings = settings.with_overrides({"runs": {"dir": str(runs_dir)}})
     return settings
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..backends import BackendPool
 from ..backends.base import Backend
-from ..config import Settings
+from ..config import ModelSpec, Settings
 from ..errors import InputError
 from ..motion import motion_for
 from ..store import RunStore
@@ -283,6 +283,9 @@ class Runner:
         units = self.plan.units()
         asked_again, scored_again = self.reconcile(units)
         todo = self.pending(units)
+        pool = BackendPool(self.settings, self.backends)
+        if todo:  # a missing API key or model is one line before any progress is shown
+            pool.preflight(ModelSpec.parse(model) for model in set(settings_models(self.settings, self.plan.procedure).values()))
         self.reporter.start(self.plan, self.done_items(units), self.results.folder)
         if asked_again or scored_again:
             self.reporter.note("the dataset changed since the earlier results: "
@@ -290,7 +293,6 @@ class Runner:
                                    f"{asked_again} unit{'s' if asked_again != 1 else ''} with a new question run again"
                                    if asked_again else "",
                                    f"{scored_again} scored again against a new answer" if scored_again else "") if part))
-        pool = BackendPool(self.settings, self.backends)
         baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format())
         gate = asyncio.Semaphore(max(1, self.plan.workers))
         # a label set of its own to choose from; none for yes/no, nor for answers of a shape of their own (a judgment)

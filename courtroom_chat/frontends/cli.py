@@ -34,9 +34,11 @@ app.command("eval")(guarded(eval_command))
 app.command("calibration")(guarded(calibration_command))
 
 
-def _settings(config: Path | None, backend: str | None, script: Path | None, runs_dir: Path | None) -> Any:
+def _settings(config: Path | None, backend: str | None, script: Path | None, runs_dir: str | None) -> Any:
     from ..config import load_settings
+    from ..store import checked_runs_dir
 
+    runs_dir = checked_runs_dir(runs_dir)
     settings = load_settings(config)
     if backend:
         settings = settings.with_backend(backend)
@@ -156,7 +158,7 @@ def run(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every agent's output."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print each role's exact prompt with token and cost estimates; call no model."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
-    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where run records are stored."),
+    runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where run records are stored."),
     procedure: str | None = typer.Option(None, "--procedure", "-p", help="The courtroom procedure (see `courtroom procedures`); default: the case file's, else decision."),
     mirror: bool = typer.Option(False, "--mirror", help="Also try the negated question (sides swapped) and say whether the answers agree."),
     fragility: bool = typer.Option(False, "--fragility", help="Decide again without the most-cited exhibit and say whether the verdict held."),
@@ -318,7 +320,7 @@ def procedures() -> None:
 @guarded
 def runs(
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="How many runs to list, newest first."),
-    runs_dir: Path | None = typer.Option(None, "--runs-dir"),
+    runs_dir: str | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:
     """List stored runs: id, when, backend, status and answer (fits 80 columns)."""
@@ -329,6 +331,11 @@ def runs(
 
     settings = _settings(config, None, None, runs_dir)
     store = RunStore.default(settings.runs.dir)
+    if not store.root.is_dir():  # nothing to list; a mistyped --runs-dir is not created by looking
+        if runs_dir:
+            store.existing()
+        say(f"no runs yet in {store.root}", stderr=False)
+        return
     rows = store.list(limit)
     out = console(stderr=False)
     if not rows:
@@ -365,7 +372,7 @@ def _json_dict(text: str | None) -> dict[str, str]:
 def show(
     run_id: str = typer.Argument(..., help="A run id, or a unique prefix of one."),
     fmt: str = typer.Option("terminal", "--format", "-f", help="terminal (rendered), markdown (raw text) or json."),
-    runs_dir: Path | None = typer.Option(None, "--runs-dir"),
+    runs_dir: str | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:
     """Re-render a stored run from its events."""
@@ -379,7 +386,7 @@ def show(
     if fmt not in ("terminal", "json", "markdown"):
         raise InputError(f"--format must be terminal, markdown or json, not {fmt!r}")
     settings = _settings(config, None, None, runs_dir)
-    record = RunStore.default(settings.runs.dir).load(run_id)
+    record = RunStore.default(settings.runs.dir).existing().load(run_id)
     if fmt == "json":
         sys.stdout.write(json.dumps(record.to_result(), indent=1, ensure_ascii=False) + "\n")
     elif fmt == "markdown":
@@ -400,14 +407,14 @@ def feedback(
     run_id: str = typer.Argument(...),
     rating: str = typer.Argument(..., help="up or down: did the verdict turn out right?"),
     comment: str = typer.Option("", "--comment", "-m"),
-    runs_dir: Path | None = typer.Option(None, "--runs-dir"),
+    runs_dir: str | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:
     """Record whether a verdict turned out right, to compare verdicts with outcomes later."""
     from ..store import RunStore
 
     settings = _settings(config, None, None, runs_dir)
-    record = RunStore.default(settings.runs.dir).set_feedback(run_id, rating, comment)
+    record = RunStore.default(settings.runs.dir).existing().set_feedback(run_id, rating, comment)
     say(f"feedback '{rating}' stored on run {record.run_id}", stderr=False)
 
 

@@ -26,7 +26,7 @@ def eval_command(
     fragility: bool = typer.Option(False, "--fragility", help="Each trial also decides again without its most-cited evidence; report the share that hold."),
     order_control: bool = typer.Option(False, "--order-control", help="Also run the court in the other order: with each juror's answers in its own seeded order (court-shuffled-order) when the court lists them in one order, as by default, else in one fixed order (court-fixed-order); compares yes-rate and accuracy."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
-    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
+    runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
 ) -> None:
     """Measure a procedure against single-call and majority-vote baselines on decisions with known outcomes."""
     from rich.console import Console
@@ -52,7 +52,7 @@ def eval_command(
 
 
 def calibration_command(
-    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs are stored."),
+    runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where runs are stored."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON instead of a table."),
 ) -> None:
@@ -68,13 +68,13 @@ def calibration_command(
     from ..errors import CourtroomError, InputError
     from ..evaluation import report
     from ..evaluation.feedback import calibration_markdown, feedback_rows
-    from ..store import RunStore
+    from ..store import RunStore, checked_runs_dir
     from .terminal import fail
 
     try:
         settings = load_settings(config)
-        store = RunStore.default(str(runs_dir) if runs_dir else settings.runs.dir)
-        rows = feedback_rows(store)
+        store = RunStore.default(checked_runs_dir(runs_dir) or settings.runs.dir)
+        rows = feedback_rows(store.existing()) if runs_dir or store.root.is_dir() else []
     except CourtroomError as exc:
         fail(str(exc), exc.exit_code if isinstance(exc, InputError) else 1)
     if as_json:

@@ -302,15 +302,29 @@ def test_missing_key_names_the_keyless_alternative(monkeypatch):
         AnthropicBackend(ModelSpec(backend="anthropic", model=MODEL), Settings())
 
 
-async def test_missing_key_fails_the_trial_with_a_saved_record(monkeypatch, tmp_path):
+async def test_missing_key_is_refused_before_the_trial_leaving_no_failed_run(monkeypatch, tmp_path):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     store = RunStore(tmp_path)
-    trial = Trial(make_case(), Settings().with_backend("anthropic"), store=store)
-    with pytest.raises(MissingCredentialsError) as caught:
-        await trial.run()
-    assert caught.value.record.status == "failed"
-    assert "--backend local" in caught.value.record.error
-    assert store.path_for(trial.run_id).exists()
+    with pytest.raises(MissingCredentialsError, match=r"anthropic:claude-.*set ANTHROPIC_API_KEY or use --backend local"):
+        await Trial(make_case(), Settings().with_backend("anthropic"), store=store).run()
+    assert store.list() == [] and not list(tmp_path.glob("*.json"))
+
+
+def test_missing_key_is_one_line_before_an_evaluation_starts(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from courtroom_chat.frontends.cli import app
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    data = tmp_path / "items.jsonl"
+    data.write_text('{"question": "Should I merge the fix?", "evidence": ["All tests pass."], "answer": "yes"}\n')
+    result = CliRunner().invoke(app, ["eval", str(data), "--baseline", "single", "--backend", "anthropic",
+                                      "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.stderr.strip().splitlines()[-1].startswith("error: no Anthropic API key"), result.stderr
+    assert "items" not in result.stderr.strip().splitlines()[-1] and not list((tmp_path / "runs").rglob("results.jsonl"))
 
 
 async def test_key_from_the_environment_and_the_default_model(monkeypatch, api, anthropic_http):
