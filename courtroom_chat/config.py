@@ -89,8 +89,40 @@ class OllamaSettings(_Section):
     timeout: float = Field(300.0, gt=0)
     num_ctx: int = Field(8192, ge=512)
 
+    @field_validator("host")
+    @classmethod
+    def _a_host(cls, value: str) -> str:
+        return ollama_host(value) if value.strip() else ""
+
     def resolved_host(self) -> str:
-        return self.host or os.environ.get("OLLAMA_HOST", "") or "http://127.0.0.1:11434"
+        if self.host:
+            return self.host
+        env = os.environ.get("OLLAMA_HOST", "").strip()
+        if env:
+            from .errors import ConfigError
+
+            try:
+                return ollama_host(env)
+            except ValueError as exc:
+                raise ConfigError(f"$OLLAMA_HOST {env!r}: {exc}") from None
+        return "http://127.0.0.1:11434"
+
+
+def ollama_host(value: str) -> str:
+    """An Ollama server address as Ollama's own client takes it (``host``, ``host:port`` or
+    ``http[s]://host[:port][/path]``), checked before any call: a value that is no address is
+    one line here rather than "Ollama is not running at not a url" or a traceback later."""
+    from urllib.parse import urlsplit
+
+    text = value.strip()
+    parts = urlsplit(text if "://" in text else f"http://{text}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme not in ("http", "https") or not parts.hostname or " " in text or port == -1 or port == 0:
+        raise ValueError("not an Ollama address; give host:port or http://host:port (default http://127.0.0.1:11434)")
+    return text
 
 
 # The DRY look-back the embedded runtime (xllamacpp's llama.cpp server) uses when none is sent.

@@ -227,14 +227,18 @@ _HEADING = re.compile(r"^(?:#{1,6}\s*(?P<md>.+)|(?P<unit>section|article|sec\.|a
                       re.IGNORECASE)
 
 
-def read_text_source(path: Path) -> list[Provision]:
-    """A text, Markdown or PDF file: a provision per heading, else the whole file as one."""
+def read_text_source(path: Path, skipped: list[str] | None = None) -> list[Provision]:
+    """A text, Markdown or PDF file: a provision per heading, else the whole file as one. A file
+    that is no text (binary, undecodable, a PDF without a text layer) is left out and named in
+    ``skipped``."""
     from .case import read_document
     from .errors import CaseError
 
     try:
         text = read_document(path).text
-    except CaseError:
+    except CaseError as exc:
+        if skipped is not None:
+            skipped.append(f"{path}: {exc}")
         return []
     source = path.stem
     provisions: list[Provision] = []
@@ -268,7 +272,7 @@ def read_text_source(path: Path) -> list[Provision]:
     return provisions
 
 
-def read_folder(folder: Path, *, user: bool = False) -> list[Provision]:
+def read_folder(folder: Path, *, user: bool = False, skipped: list[str] | None = None) -> list[Provision]:
     if not folder.is_dir():
         what = "[kb] user_corpus" if user else "[kb] corpus"
         raise InputError(f"the knowledge base folder {folder} does not exist; set {what} in config.toml "
@@ -281,7 +285,7 @@ def read_folder(folder: Path, *, user: bool = False) -> list[Provision]:
         if suffix == ".json":
             provisions += read_json_source(path)
         elif suffix in TEXT_SUFFIXES:
-            provisions += read_text_source(path)
+            provisions += read_text_source(path, skipped)
     if not provisions:
         raise InputError(f"{folder} holds no readable file for the knowledge base; add .txt, .md, .pdf or .json "
                          "files (JSON: a list of sections with 'section', 'title' and 'description')")
@@ -454,6 +458,7 @@ class KnowledgeBase:
         self.method, self.chunk_chars = method, chunk_chars
         self.embedder = embedder
         self._provisions: list[Provision] | None = None
+        self.skipped: list[str] = []  # files of the corpus that hold no text, named for the user
         self._chunks: list[Chunk] | None = None
         self._own: dict[str, Chunk] | None = None
         self._by_key: dict[str, Provision] = {}
@@ -477,7 +482,7 @@ class KnowledgeBase:
         if self._provisions is None:
             found: list[Provision] = []
             for i, folder in enumerate(self.folders):
-                found += read_folder(folder, user=i > 0)
+                found += read_folder(folder, user=i > 0, skipped=self.skipped)
             self._provisions = found
             for p in found:
                 self._by_key.setdefault(p.key.lower(), p)

@@ -102,3 +102,34 @@ def test_ollama_host_comes_from_config_or_environment(monkeypatch):
     assert Settings().ollama.resolved_host() == "http://10.0.0.5:11434"
     configured = Settings().with_overrides({"ollama": {"host": "http://gpu-box:11434"}})
     assert configured.ollama.resolved_host() == "http://gpu-box:11434"
+
+
+@pytest.mark.parametrize("host", ["not a url", "http://", "ftp://box:11434", "localhost:99999", "box:0"])
+def test_an_ollama_host_that_is_no_address_is_one_line_in_config_and_environment(monkeypatch, tmp_path, host):
+    path = tmp_path / "config.toml"
+    path.write_text(f'[ollama]\nhost = "{host}"\n')
+    with pytest.raises(ConfigError, match=r"\[ollama\] host: not an Ollama address; give host:port or http://host:port"):
+        load_settings(path)
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    with pytest.raises(ConfigError, match=rf"^\$OLLAMA_HOST '{host}': not an Ollama address"):
+        Settings().ollama.resolved_host()
+
+
+@pytest.mark.parametrize("host", ["localhost:11434", "127.0.0.1", "http://[::1]:11434", "https://gpu-box/ollama"])
+def test_ollama_addresses_as_its_own_client_takes_them(monkeypatch, host):
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    assert Settings().ollama.resolved_host() == host
+    assert Settings().with_overrides({"ollama": {"host": host}}).ollama.resolved_host() == host
+
+
+async def test_a_bad_ollama_host_from_the_environment_starts_no_trial(monkeypatch, tmp_path):
+    from courtroom_chat.case import load_case
+    from courtroom_chat.engine import Trial
+    from courtroom_chat.store import RunStore
+    from tests.conftest import CASES
+
+    monkeypatch.setenv("OLLAMA_HOST", "x y")
+    store = RunStore(tmp_path)
+    with pytest.raises(ConfigError, match="OLLAMA_HOST"):
+        await Trial(load_case(CASES / "code-commit.json"), Settings().with_backend("ollama"), store=store).run()
+    assert not list(tmp_path.glob("*.json"))

@@ -119,6 +119,21 @@ def test_a_corpus_folder_with_no_readable_file_is_one_line(tmp_path):
     assert "holds no readable file" in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def test_a_corpus_file_that_holds_no_text_is_left_out_and_named(tmp_path):
+    (tmp_path / "rules.md").write_text("# Section 1. Quiet hours\nNo music after ten at night.\n", encoding="utf-8")
+    (tmp_path / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    skipped: list[str] = []
+    got = read_folder(tmp_path, user=True, skipped=skipped)
+    assert [(p.source, p.number) for p in got] == [("rules", "1")]
+    assert skipped == [f"{tmp_path / 'scan.txt'}: scan.txt looks like a binary file; attach text, Markdown, code, "
+                       "diffs, JSON, CSV or PDF"]
+    result = CliRunner().invoke(app, ["kb", "search", "music at night", "--method", "bm25", "--config",
+                                      str(_config(tmp_path / "kb")), "--corpus", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert f"skipped {tmp_path / 'scan.txt'}: scan.txt looks like a binary file" in " ".join(result.stderr.split())
+    assert "[rules 1]" in result.stdout
+
+
 def test_the_index_persists_and_is_rebuilt_only_when_the_corpus_changes(tmp_path):
     corpus = small_corpus(tmp_path / "corpus")
     first = KnowledgeBase([corpus], path=tmp_path / "store").build()

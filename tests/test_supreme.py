@@ -139,6 +139,20 @@ async def test_a_recorded_case_runs_again_with_the_inputs_its_transcript_gave_an
                               "procedure's inputs)")
 
 
+@pytest.mark.parametrize("with_json", [True, False])
+def test_inputs_the_court_reads_from_the_transcript_are_refused_when_given(tmp_path, with_json):
+    plain = tmp_path / "transcript.txt"
+    plain.write_text("Opening: the defendant was seen near the store.\nQ: Where were you? A: At home.\n")
+    args = (["run", str(CASES / "burglary.json")] if with_json else
+            ["run", "-q", "Is the defendant guilty?", "-c", str(plain), "--type", "criminal"])
+    result = CliRunner().invoke(app, [*args, "-p", "supreme", "-b", "scripted", "--dry-run",
+                                      "--input", "transcript_type=civil"])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.stderr.strip().splitlines()[-1].endswith(
+        "transcript_type is read from the case by the supreme procedure, not given; drop --input transcript_type "
+        "(--type criminal or civil sets the case type)")
+
+
 # ---------------------------------------------------------------- the burden and the conference
 
 

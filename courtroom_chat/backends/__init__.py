@@ -98,7 +98,8 @@ class BackendPool:
     def preflight(self, specs: Iterable[ModelSpec]) -> None:
         """Check before a trial what can be checked without a call: the embedded model's weights
         are installed (a missing one is a setup error naming the install command) and a hosted
-        model has its API key (else no run is started, so none is left failed)."""
+        model has its API key and an Ollama server an address (else no run is started, so none is
+        left failed)."""
         if self.dry_run:
             return
         for spec in specs:
@@ -112,6 +113,8 @@ class BackendPool:
                 from .anthropic import credentials
 
                 credentials(f"anthropic:{spec.model or self.settings.anthropic.model}")
+            elif spec.backend == "ollama":
+                self.settings.ollama.resolved_host()  # a $OLLAMA_HOST that is no address
 
     async def aclose(self) -> None:
         for backend in self._opened.values():

@@ -205,6 +205,9 @@ def run(
     if given:
         the_case = the_case.model_copy(update={"inputs": {**the_case.inputs, **given}})
     trial = Trial(the_case, settings, procedure=procedure, dry_run=dry_run, mirror=mirror, fragility=fragility, seed=seed)
+    own = sorted(set(given) & set(trial.procedure.prepared_inputs))
+    if own:  # written by the court from the case (a plain-text transcript has none to give)
+        raise trial.procedure.not_given(own)
     if dry_run and (mirror or fragility):
         checks = " and ".join(n for n, on in (("--mirror", mirror), ("--fragility", fragility)) if on)
         say(f"note: {checks} {'add trials' if mirror and fragility else 'adds a trial'} after the verdict, with the "
@@ -508,10 +511,16 @@ def kb_build(
     kb = _knowledge_base(config, corpus, store)
     total = len(kb.chunks)  # a missing or unreadable corpus fails here, in one line, before anything is shown
     say(f"read {', '.join(str(f) for f in kb.folders)}")
+    _say_skipped(kb)
     report = kb.build(force=force, progress=lambda done, n: say(f"  embedded {done:,} of {n:,} chunks")
                       if done == n or done % 1024 == 0 else None)
     sources = ", ".join(f"{k} {v}" for k, v in report.sources.items())
     say(f"{report.line()}\nsources: {sources} ({total:,} chunks)", stderr=False)
+
+
+def _say_skipped(kb: Any) -> None:
+    for note in kb.skipped:
+        say(f"skipped {note}", "yellow")
 
 
 @kb_app.command("search")
@@ -537,6 +546,7 @@ def kb_search(
                  if done == n or done % 1024 == 0 else None)
     out = console(stderr=False)
     hits = kb.search(query, k=k, method=method)
+    _say_skipped(kb)
     if not hits:
         say("no provision matched; try other words", stderr=False)
     for h in hits:

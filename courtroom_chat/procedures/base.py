@@ -152,10 +152,21 @@ class Procedure:
         (``Case.derived_inputs``), so a re-run of the recorded case is not refused for them."""
         self.check_inputs(case)
         prepared = self.prepare(case)
+        given = sorted(k for k in self.prepared_inputs if k in case.inputs and k not in case.derived_inputs
+                       and prepared.inputs.get(k, _ABSENT) != case.inputs[k])
+        if given:  # the court writes these itself (a re-run of a recorded case gives back what it wrote)
+            raise self.not_given(given, f"{case.source}: " if case.source else "")
         wrote = {k for k, v in prepared.inputs.items() if k not in self.inputs and case.inputs.get(k, _ABSENT) != v}
         if wrote - set(prepared.derived_inputs):
             prepared = prepared.model_copy(update={"derived_inputs": sorted(wrote | set(prepared.derived_inputs))})
         return prepared
+
+    def not_given(self, keys: list[str], where: str = "") -> CaseError:
+        """The refusal of ``prepared_inputs`` a person gave (``--input transcript_type=…``): the court
+        reads them from the case itself."""
+        return CaseError(f"{where}{', '.join(keys)} {'are' if len(keys) > 1 else 'is'} read from the case by the "
+                         f"{self.name} procedure, not given; drop --input {keys[0]}"
+                         + (" (--type criminal or civil sets the case type)" if "transcript_type" in keys else ""))
 
     def check_inputs(self, case: Case) -> None:
         """Refuse, in one line, case inputs this procedure does not read (a misspelt ``--input``,
