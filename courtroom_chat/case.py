@@ -302,6 +302,20 @@ def _case_error(source: str, message: str) -> CaseError:
     return CaseError(f"{source}: {message}")
 
 
+def listed_paths(path: str | os.PathLike[str]) -> list[Path]:
+    """The files a case file's ``context`` lists, resolved against the case file (patterns and
+    folders as written): what ``run -o`` must never write over. A file that is no readable case
+    lists none (``load_case`` says what is wrong with it)."""
+    case_path = Path(path)
+    try:
+        data = json.loads(case_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    raw = data.get("context", []) if isinstance(data, dict) else []
+    raw = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    return [case_path.parent / entry for entry in raw if isinstance(entry, str)]
+
+
 def load_case(
     path: str | os.PathLike[str] | None = None,
     *,

@@ -408,6 +408,11 @@ def test_output_never_replaces_an_input_and_another_file_only_with_force(runs_di
     (evidence / "pr.md").write_text("PR 9 fixes the crash on logout; two reviewers approved.\n")
     result = invoke("run", "Merge PR 9?", evidence, "-b", "scripted", "-o", evidence / "pr.md", "--force")
     assert result.exit_code == 2 and "is one of this run's inputs (" in one_line_error(result)
+    listed = tmp_path / "listed.json"  # a file the case file's own context lists (relative to the case file)
+    listed.write_text(json.dumps({"question": "Merge PR 9?", "context": ["evidence/pr.md"]}))
+    result = invoke("run", listed, "-b", "scripted", "--dry-run", "-o", evidence / "pr.md", "--force")
+    assert result.exit_code == 2 and "is one of this run's inputs (" in one_line_error(result)
+    assert (evidence / "pr.md").read_text().startswith("PR 9 fixes")
 
 
 def test_output_into_a_missing_folder_or_onto_a_folder_is_refused_before_the_trial(runs_dir, tmp_path):

@@ -60,6 +60,13 @@ class Unit:
             return self.item.case
         return self.item.case.model_copy(update={"question": self.question})
 
+    @property
+    def digest(self) -> str:
+        """What the unit asks, as a short hash: its question, evidence and inputs (not where the
+        case file lies). A stored row with another digest was asked something else."""
+        text = self.case().model_dump_json(exclude={"source"})
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
 
 @dataclass
 class Plan:
@@ -186,7 +193,7 @@ def row_for(unit: Unit, prediction: Prediction, dataset: Dataset) -> dict[str, A
     scored = dataclasses.replace(unit.item, gold=unit.gold)
     return {
         "item": unit.item.id, "method": unit.method, "framing": unit.framing, "question": unit.question,
-        "gold": unit.gold, **prediction.as_row(), "correct": dataset.score(scored, prediction.label),
+        "asked": unit.digest, "gold": unit.gold, **prediction.as_row(), "correct": dataset.score(scored, prediction.label),
         "seed": unit.seed, "finished_at": datetime.now(UTC).isoformat(),
     }
 
@@ -257,15 +264,16 @@ class Runner:
 
     def reconcile(self, units: Sequence[Unit]) -> tuple[int, int]:
         """Rows finished before the dataset changed under them (the evaluation id names the
-        dataset, not its content): a row whose question is no longer the item's is dropped, so
-        the unit runs again; a row whose gold answer changed is scored again against the new
-        one (appended, so the file says so too). How many of each."""
+        dataset, not its content): a row whose question or evidence is no longer the item's is
+        dropped, so the unit runs again (rows written before the evidence was recorded compare
+        the question alone); a row whose gold answer changed is scored again against the new one
+        (appended, so the file says so too). How many of each."""
         asked_again = scored_again = 0
         for unit in units:
             row = self.rows.get(unit.key)
             if row is None:
                 continue
-            if row.get("question", unit.question) != unit.question:
+            if row.get("question", unit.question) != unit.question or row.get("asked", unit.digest) != unit.digest:
                 del self.rows[unit.key]
                 asked_again += 1
             elif row.get("gold") != unit.gold:
@@ -290,7 +298,7 @@ class Runner:
         if asked_again or scored_again:
             self.reporter.note("the dataset changed since the earlier results: "
                                + ", ".join(part for part in (
-                                   f"{asked_again} unit{'s' if asked_again != 1 else ''} with a new question run again"
+                                   f"{asked_again} unit{'s' if asked_again != 1 else ''} with a new question or evidence run again"
                                    if asked_again else "",
                                    f"{scored_again} scored again against a new answer" if scored_again else "") if part))
         baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format())

@@ -173,7 +173,7 @@ def run(
     import json
 
     from .. import render
-    from ..case import load_case
+    from ..case import listed_paths, load_case
     from ..engine import Trial
     from ..errors import CourtroomError, InputError
     from ..events import parse_events
@@ -191,7 +191,7 @@ def run(
                              f"{'' if name == '--procedure' else ' (local, scripted, anthropic[:model], ollama[:model])'},"
                              " or leave it out for the default")
     if output is not None:
-        _check_output(output, force, [case, config, script, *context])
+        _check_output(output, force, [case, config, script, *context, *(listed_paths(case) if case else [])])
     if script and not backend:
         backend = "scripted"
     settings = _settings(config, backend, script, runs_dir)

@@ -110,12 +110,21 @@ async def test_seeds_are_deterministic_per_item_and_method(fixtures, runs_dir):
     assert {(r["item"], r["method"]): r["seed"] for r in _lines(c.folder)} == seeds
 
 
-async def test_workers_run_items_concurrently(fixtures, runs_dir, monkeypatch):
-    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "200")
-    options = dict(procedure="none", baselines=["single"], backend="scripted", limit=4)
-    started = asyncio.get_running_loop().time()
-    await evaluate_async(str(fixtures / "adrs.json"), workers=4, **options)
-    assert asyncio.get_running_loop().time() - started < 0.7  # four 200 ms calls at once, not in a row
+async def test_workers_run_items_concurrently(fixtures, runs_dir):
+    """Four workers have the four items' calls in flight at once (read from the scripted
+    backend's call log, not from a clock: a timing is no pass/fail test on a busy machine)."""
+    from courtroom_chat.backends.scripted import ScriptedBackend
+    from courtroom_chat.config import Settings
+    from tests.test_supreme import overlap
+
+    settings = Settings().with_backend("scripted").with_overrides({"throttle": {"max_concurrency": 0, "delay_ms": 0}})
+    options = dict(procedure="none", baselines=["single"], backend="scripted", limit=4, settings=settings)
+    together = ScriptedBackend(latency_ms=500)
+    await evaluate_async(str(fixtures / "adrs.json"), workers=4, backends={"scripted": together}, **options)
+    assert len(together.timeline) == 4 and overlap(together.timeline) == 4
+    alone = ScriptedBackend(latency_ms=20)
+    await evaluate_async(str(fixtures / "adrs.json"), workers=1, seed=1, backends={"scripted": alone}, **options)
+    assert len(alone.timeline) == 4 and overlap(alone.timeline) == 1
 
 
 async def test_the_throttle_holds_across_workers_trials_and_baselines(fixtures, runs_dir):
@@ -208,6 +217,12 @@ async def test_a_dataset_changed_since_its_results_is_scored_again_or_asked_agai
     assert third.summary["results"]["single"]["correct"] == 1
     latest = {r["item"]: r for r in _lines(third.folder)}
     assert latest["a"]["question"] == "Ship the fix today?" and latest["b"]["gold"] == "no"
+    (tmp_path / "draft.md").write_text("The draft now has tests, and they pass.\n")  # same question, new evidence
+    backend = ScriptedBackend(script=always_yes)
+    fourth = await evaluate_async(str(data), backends={"scripted": backend}, **options)
+    assert [c.case.question for c in backend.calls] == ["Ship the draft?"]
+    assert "The draft now has tests" in backend.calls[0].prefix + backend.calls[0].prompt
+    assert fourth.summary["results"]["single"]["n"] == 2
 
 
 async def test_a_smaller_limit_writes_its_report_beside_the_fuller_one(fixtures, runs_dir):
