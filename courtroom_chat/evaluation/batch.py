@@ -43,10 +43,20 @@ async def run_batch(units: list[Unit], baselines: Baselines, results: Results,
         for k, t in enumerate(baselines.temperatures(unit.method), 1):
             planned.append((unit, k, baselines.request(unit.method, unit.case(), k, t, stable_seed(unit.seed, k))))
     state = _load_state(results)
-    submitted = {tuple(name): cid for cid, name in state.get("requests", {}).items()}
-    reuse = bool(state.get("id")) and all((*u.key, str(k)) in submitted for u, k, _ in planned)
-    if reuse:  # the batch an interrupted run submitted covers what is left
-        requests = {submitted[(*u.key, str(k))]: (u, r) for u, k, r in planned}
+    # (item, method, framing, k) -> (custom id, what it asked); a batch.json written before the
+    # digest was recorded has none, and is taken as asking what the unit asks now
+    submitted = {tuple(name[:4]): (cid, name[4] if len(name) > 4 else None)
+                 for cid, name in state.get("requests", {}).items()}
+
+    def same(u: Unit, k: int) -> bool:
+        cid, asked = submitted.get((*u.key, str(k)), (None, None))
+        return cid is not None and asked in (None, u.digest)
+
+    # the batch an interrupted run submitted covers what is left, unless an item changed since
+    # (its question or evidence): the batch then holds answers to the old one, so it is not reused
+    reuse = bool(state.get("id")) and all(same(u, k) for u, k, _ in planned)
+    if reuse:
+        requests = {submitted[(*u.key, str(k))][0]: (u, r) for u, k, r in planned}
     else:
         requests = {f"u{n}": (u, r) for n, (u, _, r) in enumerate(planned)}
     try:
@@ -56,7 +66,7 @@ async def run_batch(units: list[Unit], baselines: Baselines, results: Results,
             batch = await client.messages.batches.create(
                 requests=[{"custom_id": cid, "params": backend.body(req)} for cid, (_, req) in requests.items()])
             batch_id = batch.id
-            names = {f"u{n}": [*u.key, str(k)] for n, (u, k, _) in enumerate(planned)}
+            names = {f"u{n}": [*u.key, str(k), u.digest] for n, (u, k, _) in enumerate(planned)}
             results.write_json(STATE, {"id": batch_id, "requests": names})
         while (await client.messages.batches.retrieve(batch_id)).processing_status != "ended":
             await asyncio.sleep(poll_seconds)

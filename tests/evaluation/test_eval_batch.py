@@ -141,6 +141,32 @@ async def test_an_interrupted_batch_is_polled_again_not_resubmitted(fixtures, ru
     assert ev.summary["results"]["majority"]["n"] == 2
 
 
+@pytest.mark.parametrize("state", ["changed", "older"])
+async def test_an_interrupted_batch_asked_about_a_changed_item_is_not_reused(fixtures, runs_dir, router, claude, state):
+    """The batch an interrupted run left holds answers to what each unit asked then. When an
+    item has changed since (its question or evidence), those answers are not recorded as the new
+    one's: a new batch is sent. A batch.json from before the digest was recorded is reused."""
+    fake = FakeBatches(router, polls=None)
+    task = asyncio.ensure_future(evaluate_async(str(fixtures / "adrs.json"), limit=2, **_options(claude)))
+    while fake.retrieve.call_count < 2:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    [folder] = (runs_dir / "evals").iterdir()
+    saved = json.loads((folder / "batch.json").read_text())
+    assert all(len(name) == 5 for name in saved["requests"].values())  # item, method, framing, k, what it asked
+    if state == "changed":
+        saved["requests"]["u0"][4] = "0" * 16  # as if the first item's evidence had been edited since
+    else:
+        saved["requests"] = {cid: name[:4] for cid, name in saved["requests"].items()}
+    (folder / "batch.json").write_text(json.dumps(saved))
+    fake.polls = fake.retrieved
+    ev = await evaluate_async(str(fixtures / "adrs.json"), limit=2, **_options(claude))
+    assert fake.create.call_count == (2 if state == "changed" else 1)
+    assert ev.summary["results"]["majority"]["n"] == 2
+
+
 async def test_a_failed_batch_call_is_one_line(fixtures, runs_dir, router, claude):
     router.post(BATCHES).mock(return_value=httpx.Response(
         400, json={"type": "error", "error": {"type": "invalid_request_error", "message": "requests: too many"}}))
