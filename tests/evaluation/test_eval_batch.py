@@ -127,14 +127,19 @@ async def test_baselines_go_through_one_batch(fixtures, runs_dir, router, claude
     assert fake.create.call_count == 1 and again.summary["results"] == ev.summary["results"]
 
 
-async def test_an_interrupted_batch_is_polled_again_not_resubmitted(fixtures, runs_dir, router, claude):
-    fake = FakeBatches(router, polls=None)  # Anthropic is still working when Ctrl-C comes
+async def interrupted(fixtures, claude: AnthropicBackend, fake: FakeBatches, *, after_polls: int) -> None:
+    """An evaluation cancelled (Ctrl-C) while its batch is still being worked on."""
     task = asyncio.ensure_future(evaluate_async(str(fixtures / "adrs.json"), limit=2, **_options(claude)))
-    while fake.retrieve.call_count < 3:
+    while fake.retrieve.call_count < after_polls:
         await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_an_interrupted_batch_is_polled_again_not_resubmitted(fixtures, runs_dir, router, claude):
+    fake = FakeBatches(router, polls=None)  # Anthropic is still working when Ctrl-C comes
+    await interrupted(fixtures, claude, fake, after_polls=3)
     fake.polls = fake.retrieved  # the batch has ended by the time the command runs again
     ev = await evaluate_async(str(fixtures / "adrs.json"), limit=2, **_options(claude))
     assert fake.create.call_count == 1  # the batch in batch.json was found again
@@ -147,12 +152,7 @@ async def test_an_interrupted_batch_asked_about_a_changed_item_is_not_reused(fix
     item has changed since (its question or evidence), those answers are not recorded as the new
     one's: a new batch is sent. A batch.json from before the digest was recorded is reused."""
     fake = FakeBatches(router, polls=None)
-    task = asyncio.ensure_future(evaluate_async(str(fixtures / "adrs.json"), limit=2, **_options(claude)))
-    while fake.retrieve.call_count < 2:
-        await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await interrupted(fixtures, claude, fake, after_polls=2)
     [folder] = (runs_dir / "evals").iterdir()
     saved = json.loads((folder / "batch.json").read_text())
     assert all(len(name) == 5 for name in saved["requests"].values())  # item, method, framing, k, what it asked
