@@ -475,6 +475,8 @@ def test_small_mistakes_get_the_line_that_names_them(runs_dir, tmp_path):
     method = invoke("kb", "search", "theft", "--method", "nosuch", "--corpus", tmp_path)
     assert method.exit_code == 2 and "unknown search method 'nosuch'" in one_line_error(method)
     assert "indexing" not in method.output  # refused before any index is built
+    blank = invoke("kb", "search", "  ", "--corpus", tmp_path)
+    assert blank.exit_code == 2 and "the query is empty" in one_line_error(blank) and "indexing" not in blank.output
     for args in (("runs", "-n", "0"), ("kb", "search", "theft", "-k", "0")):
         result = invoke(*args)
         assert result.exit_code == 2 and "Invalid value" in result.output and "Traceback" not in result.output

@@ -539,6 +539,8 @@ def kb_search(
     from ..errors import InputError
     from ..kb import METHODS
 
+    if not query.strip():
+        raise InputError('the query is empty; give words to look for, e.g. courtroom kb search "theft of a phone"')
     if method is not None and method not in METHODS:  # before the index is built, which can take minutes
         raise InputError(f"unknown search method '{method}'; use one of {', '.join(METHODS)}")
     if (method or kb.method) != "bm25":  # BM25 needs no index; the others build it once if the corpus changed
