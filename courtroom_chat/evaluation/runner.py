@@ -62,10 +62,16 @@ class Unit:
 
     @property
     def digest(self) -> str:
-        """What the unit asks, as a short hash: its question, evidence and inputs (not where the
-        case file lies). A stored row with another digest was asked something else."""
-        text = self.case().model_dump_json(exclude={"source"})
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        """What the unit asks, as a short hash: its question, the text of each document, the
+        filed exhibits and the inputs; not where the case file lies, and not the case's other
+        fields, so a field added to ``Case`` in a later release does not ask every stored row
+        again. A stored row with another digest was asked something else."""
+        case = self.case()
+        asked = {"question": case.question,
+                 "context": [[d.name, hashlib.sha256(d.text.encode()).hexdigest()] for d in case.context],
+                 "evidence": [e.model_dump(mode="json", exclude_defaults=True) for e in case.evidence],
+                 "inputs": case.inputs}
+        return hashlib.sha256(json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
 
 
 @dataclass

@@ -234,3 +234,18 @@ async def test_a_smaller_limit_writes_its_report_beside_the_fuller_one(fixtures,
     assert json.loads((full.folder / "summary.json").read_text())["results"]["single"]["n"] == 3
     assert json.loads((full.folder / "summary-first-1.json").read_text())["results"]["single"]["n"] == 1
     assert (full.folder / "report-first-1.md").read_text() == small.markdown
+
+
+def test_what_a_unit_asked_is_its_content_not_where_the_case_lies():
+    from courtroom_chat.case import new_case, pasted_document
+    from courtroom_chat.evaluation.datasets import Item
+    from courtroom_chat.evaluation.runner import Unit
+
+    def unit(text: str, source: str | None) -> Unit:
+        case = new_case("Ship the fix?", [pasted_document(text)]).model_copy(update={"source": source})
+        return Unit(Item("a", case, "yes"), "single", "asked", "Ship the fix?", "yes", 0)
+
+    here = unit("All tests pass.", "/home/a/qs.jsonl")
+    assert here.digest == unit("All tests pass.", "/mnt/b/qs.jsonl").digest == unit("All tests pass.", None).digest
+    assert here.digest != unit("Two tests fail.", "/home/a/qs.jsonl").digest
+    assert len(here.digest) == 16
