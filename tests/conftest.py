@@ -59,3 +59,12 @@ def motion_jury(settings):
     such a juror is told and how its vote is read can be checked; the default juror is plain,
     asked exactly what the single-call baseline is asked."""
     return settings.with_params("decision", {"jury_asks": "motion"})
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` of a child a test sends Ctrl-C: a shell's background job (``pytest … &``)
+    ignores SIGINT and its children inherit that, so the child gets the default back, as a
+    terminal's foreground command has it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

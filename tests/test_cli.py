@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.store import RunStore
-from tests.conftest import CASES, ROOT
+from tests.conftest import CASES, ROOT, sigint_default
 
 runner = CliRunner()
 
@@ -244,6 +244,7 @@ def test_ctrl_c_saves_the_partial_record_and_exits_1(runs_dir):
     proc = subprocess.Popen(
         [sys.executable, "-m", "courtroom_chat.frontends.cli", "run", str(CASES / "code-commit.json"), "-b", "scripted"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=sigint_default,
     )
     # Interrupt once the trial has started (its first line is out), not after a fixed sleep: a
     # loaded machine can take longer than any fixed start-up allowance. At 400 ms a call the
@@ -272,7 +273,7 @@ def test_ctrl_c_twice_during_an_eval_prints_one_line_and_no_shutdown_noise(tmp_p
     proc = subprocess.Popen(
         [sys.executable, "-m", "courtroom_chat.frontends.cli", "eval", str(ROOT / "bench" / "supreme" / "clear.jsonl"),
          "-p", "supreme", "--baseline", "single", "-b", "scripted", "--workers", "2", "--runs-dir", str(tmp_path)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default,
     )
     first = proc.stderr.readline()  # the evaluation has started
     assert first and proc.poll() is None, first

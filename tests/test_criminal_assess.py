@@ -26,7 +26,7 @@ from courtroom_chat.procedures.criminal.assess import (
     swapped,
     transcript,
 )
-from tests.conftest import CASES
+from tests.conftest import CASES, sigint_default
 
 
 @pytest.fixture
@@ -175,7 +175,7 @@ def test_the_role_bench_stopped_midway_reports_the_trials_it_scored_in_full(tmp_
     bench = subprocess.Popen([sys.executable, str(root / "bench" / "criminal_roles.py"), str(tmp_path / "runs"),
                               "--backend", "scripted", "--out", str(tmp_path / "roles.json")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "150"})
+                             env={**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "150"}, preexec_fn=sigint_default)
     seen = []
     for line in bench.stderr:
         seen.append(line)
