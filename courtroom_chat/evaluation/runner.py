@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -60,7 +61,7 @@ class Unit:
             return self.item.case
         return self.item.case.model_copy(update={"question": self.question})
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
         """What the unit asks, as a short hash: its question, the text of each document, the
         filed exhibits and the inputs; not where the case file lies, and not the case's other
