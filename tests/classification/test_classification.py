@@ -338,6 +338,79 @@ async def test_compare_modes_with_one_judge_gives_the_same_decision_both_ways():
     assert [c.agent for c in record.calls if c.agent.startswith("judge")] == ["judge-1"]
 
 
+@pytest.mark.parametrize(("choice", "other"), [("similar", "random"), ("random", "similar")])
+async def test_compare_precedents_seats_a_bench_that_reads_the_other_precedents(choice, other, tmp_path, monkeypatch):
+    """The published comparison (retrieved against random precedents) inside one trial: the
+    whole bench sits again in the verdict's mode on the same hearing and arguments, each judge
+    reading the other choice's precedents, kept beside the verdict as an evaluation method."""
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("anger"), "judge-2": judge("anger"), "judge-3": judge("sadness"),
+              f"judge-1-{other}": judge("sadness"), f"judge-2-{other}": judge("sadness"),
+              f"judge-3-{other}": judge("anger")}
+    s = settings(judges=3, precedents=1, precedent_choice=choice, compare_precedents=True)
+    record = await trial(case(pool=POOL), s, script, seed=3)
+    alone = await trial(case(pool=POOL), settings(judges=3, precedents=1, precedent_choice=other), seed=3)
+    assert record.outcome.label == "anger" and record.outcome.data["split"] == "2–1"  # the verdict is the bench's own
+    arm = record.outcome.data["arms"][f"court-{other}-precedents"]
+    assert arm["label"] == "sadness" and arm["split"] == "1–2" and arm["precedent_choice"] == other
+    assert arm["only"] == [f"judge-{n}-{other}" for n in (1, 2, 3)] and arm["without"] == ["judge-1", "judge-2", "judge-3"]
+    beside = record.outputs["precedents_beside"]
+    assert beside["choice"] == other and beside["precedents"] == alone.outputs["precedents"]  # the same draw
+    prompts = {c.agent: c.messages[-1]["content"] for c in record.calls if c.agent.startswith("judge")}
+    theirs, ours = beside["precedents"][0], record.outputs["precedents"][0]
+    for n in (1, 2, 3):
+        assert f'was labelled {theirs["label"]}. Reason: {theirs["reason"]}' in prompts[f"judge-{n}-{other}"]
+        assert f'was labelled {ours["label"]}. Reason: {ours["reason"]}' in prompts[f"judge-{n}"]
+        # the same hearing and arguments: the prompts differ only in their precedents
+        assert prompts[f"judge-{n}"].split("PRECEDENTS")[0] == prompts[f"judge-{n}-{other}"].split("PRECEDENTS")[0]
+    read = "random precedents" if other == "random" else "the most similar precedents"
+    assert f"Reading {read} instead" in record.outcome.markdown and "**sadness**" in record.outcome.markdown
+    assert record.outputs["decision"]["arms"] == {f"court-{other}-precedents": {"label": "sadness", "split": "1–2",
+                                                                                 "tie": False}}
+
+
+async def test_compare_precedents_beside_compare_modes_and_in_sequence(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    s = settings(judges=3, mode="sequential", precedents=1, compare_modes=True, compare_precedents=True)
+    backend = ScriptedBackend()
+    record = await Trial(case(pool=POOL), s, store=None, seed=1, backends={"scripted": backend}).run()
+    assert set(record.outcome.data["arms"]) == {"court-parallel", "court-random-precedents"}
+    judges = [c.agent for c in backend.calls if c.role == "judge"]
+    assert judges == ["judge-1", "judge-2", "judge-3", *(f"judge-{n}-parallel" for n in (2, 3)),
+                      *(f"judge-{n}-random" for n in (1, 2, 3))]  # the random bench in sequence, as the verdict's
+    prompts = {c.agent: c.prompt for c in backend.calls if c.role == "judge"}
+    assert 'THE PREVIOUS JUDGE (judge 2) decided' in prompts["judge-3-random"]
+    assert "PREVIOUS JUDGE" not in prompts["judge-1-random"]
+    from courtroom_chat.procedures import get
+
+    assert get("classification").arms(s.procedure_params("classification")) == ("court-parallel",
+                                                                                 "court-random-precedents")
+
+
+async def test_compare_precedents_is_not_run_again_by_fragility_and_is_planned_by_the_dry_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    s = settings(judges=3, precedents=1, compare_precedents=True)
+    events = []
+    await Trial(case(pool=POOL), s, store=None, dry_run=True).run(events.append)
+    planned = [e.agent for e in events if e.type == "prompt_planned"]
+    assert planned[-6:] == ["judge-1", "judge-2", "judge-3", "judge-1-random", "judge-2-random", "judge-3-random"]
+    prompts = [e for e in events if e.type == "prompt_planned" and e.agent == "judge-1-random"]
+    assert "PRECEDENTS: [the 1 random labelled examples]" in str(prompts[0].model_dump())
+    record = await Trial(case(pool=POOL), s, store=None, fragility=True).run()
+    again = [c for c in record.calls if c.stage.startswith("fragility:")]
+    assert len(again) == 3 and not any(c.agent.endswith("-random") for c in again)
+
+
+def test_compare_precedents_without_precedents_is_refused_in_one_line(tmp_path, runs_dir):
+    config = tmp_path / "c.toml"
+    config.write_text("[procedures.classification]\ncompare_precedents = true\n")
+    result = CliRunner().invoke(app, ["run", "-p", "classification", "-q", EMOTIONS, "-c", "-", "--dry-run",
+                                      "--config", str(config), "--runs-dir", str(runs_dir)], input=TEXT)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "compare_precedents compares two ways of choosing precedents, but precedents = 0" in result.output
+
+
 async def test_shuffled_labels_give_each_judge_its_own_order_in_prompt_and_schema():
     """The order control (issue 21) on the bench of judges: with ``shuffle_labels`` each judge
     reads the hearing's two labels in its own seeded order where it decides (the hearing's

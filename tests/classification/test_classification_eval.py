@@ -168,6 +168,25 @@ def test_compare_modes_scores_parallel_and_sequential_on_the_same_trials(benchma
     assert (again.folder / "results.jsonl").read_text().splitlines() == lines  # resumed: nothing ran again
 
 
+def test_compare_precedents_scores_retrieved_and_random_precedents_on_the_same_trials(benchmarks, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings().with_backend("scripted").with_params(
+        "classification", {"judges": 3, "precedents": 1, "compare_modes": True, "compare_precedents": True})
+    ev = evaluate("rte", procedure="classification", baselines=["single"], limit=2, settings=settings,
+                  runs_dir=tmp_path / "runs")
+    results = ev.summary["results"]
+    assert ev.summary["methods"] == ["court", "court-sequential", "court-random-precedents", "single"]
+    # each counts its own calls: the hearing, two counsels, and its own judges
+    assert results["court"]["calls_per_item"] == 1 + 2 + 3
+    assert results["court-sequential"]["calls_per_item"] == 1 + 2 + 3  # judge 1 shared with the court
+    assert results["court-random-precedents"]["calls_per_item"] == 1 + 2 + 3
+    assert results["court-random-precedents"]["n"] == 2 and results["court-random-precedents"]["failed"] == 0
+    assert "court-random-precedents" in ev.summary["comparisons"]
+    court = {r["item"]: r["run_id"] for r in ev.summary["rows"] if r["method"] == "court"}
+    rows = [r for r in ev.summary["rows"] if r["method"] == "court-random-precedents"]
+    assert rows and all(r["run_id"] == court[r["item"]] for r in rows)  # read from the court's own trial
+
+
 def test_each_arm_of_a_shared_trial_counts_its_own_calls_tokens_and_seconds():
     from datetime import UTC, datetime, timedelta
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ...backends.base import ModelRequest
 from ...case import Case
@@ -35,6 +35,7 @@ from .precedents import pool_of, precedents, precedents_text, seed_of, shorten
 from .wire import ArgumentReply, HearingReply, JudgeReply, match_label
 
 SIDES = ("prosecutor", "attorney")
+MODES = ("parallel", "sequential")
 
 
 class Parameters(BaseModel):
@@ -60,6 +61,11 @@ class Parameters(BaseModel):
                                  "parallel when sequential) on the same hearing, arguments and first judge, kept "
                                  "beside the verdict: an evaluation compares the two structures item by item for two "
                                  "more judges' calls instead of a second trial. The verdict stays the mode's")
+    compare_precedents: bool = Field(False, description="Also decide with the other precedent choice (random when "
+                                      "precedent_choice is similar, similar when random) on the same hearing and "
+                                      "arguments, by a bench in the verdict's mode, kept beside the verdict: an "
+                                      "evaluation compares retrieved with random precedents item by item for a bench's "
+                                      "calls instead of a second trial. Needs precedents >= 1")
     ambiguity_samples: int = Field(0, ge=0, le=9, description="Sampled hearings to measure ambiguity (0: off; 5 as "
                                                               "published): ambiguous when their top label changes")
     hearing_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Hearing temperature")
@@ -71,8 +77,23 @@ class Parameters(BaseModel):
                                                        "seeded order (off: the prosecutor's first)")
     judge_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Judge temperature")
 
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameters:
+        if self.compare_precedents and self.precedents == 0:
+            raise ValueError("compare_precedents compares two ways of choosing precedents, but precedents = 0 gives "
+                             "the judges none; set precedents to 1-3 or compare_precedents = false")
+        return self
+
     def judge_specs(self) -> list[str]:
         return [s.strip() for s in self.judge_models.split(",") if s.strip()]
+
+    def other_choice(self) -> str:
+        return "random" if self.precedent_choice == "similar" else "similar"
+
+    def bench_mode(self, tag: str) -> str:
+        """The mode of the bench named by ``tag``: the other way's (``compare_modes``) is its tag,
+        the verdict's and the other precedents' (``compare_precedents``) is ``mode``."""
+        return tag if tag in MODES else self.mode
 
 
 def quoted(reply: dict[str, Any]) -> str:
@@ -270,19 +291,30 @@ class ClassificationCourt(Procedure):
     def other_mode(params: Parameters) -> str:
         return "sequential" if params.mode == "parallel" else "parallel"
 
+    @staticmethod
+    def precedents_arm(params: Parameters) -> str:
+        return f"court-{params.other_choice()}-precedents"
+
     def arms(self, params: BaseModel) -> tuple[str, ...]:
         """With ``compare_modes`` the trial also decides the other way: an evaluation's
-        ``court-sequential`` (or ``court-parallel``) method, read from the same record."""
-        return (f"court-{self.other_mode(params)}",) if isinstance(params, Parameters) and params.compare_modes else ()
+        ``court-sequential`` (or ``court-parallel``) method; with ``compare_precedents`` with the
+        other precedents: ``court-random-precedents`` (or ``court-similar-precedents``). Each is
+        read from the same record."""
+        if not isinstance(params, Parameters):
+            return ()
+        return ((f"court-{self.other_mode(params)}",) if params.compare_modes else ()) + \
+            ((self.precedents_arm(params),) if params.compare_precedents else ())
 
     @staticmethod
-    def judge_agent_name(n: int, mode: str = "") -> str:
-        return f"judge-{n}-{mode}" if mode else f"judge-{n}"
+    def judge_agent_name(n: int, tag: str = "") -> str:
+        return f"judge-{n}-{tag}" if tag else f"judge-{n}"
 
-    def judge_agent(self, court: Court, n: int, mode: str = "") -> Agent:
-        """Judge ``n`` of the bench; with ``mode``, judge ``n`` of the other way's bench
-        (``compare_modes``), who sits beside the verdict's."""
-        name, title = self.judge_agent_name(n, mode), f"Judge {n} · {mode}" if mode else f"Judge {n}"
+    def judge_agent(self, court: Court, n: int, tag: str = "") -> Agent:
+        """Judge ``n`` of the bench; with ``tag``, judge ``n`` of a bench that sits beside the
+        verdict's: the other way's (``compare_modes``, tagged by its mode) or the one reading the
+        other precedents (``compare_precedents``, tagged ``random`` or ``similar``)."""
+        title = f"Judge {n}" + (f" · {tag}" if tag in MODES else f" · {tag} precedents" if tag else "")
+        name = self.judge_agent_name(n, tag)
         agent = court.agent(name, "judge", title, "judgment", temperature=court.params.judge_temperature)
         specs = court.params.judge_specs()
         if specs:
@@ -292,11 +324,11 @@ class ClassificationCourt(Procedure):
         return agent
 
     def judge_prompt(self, court: Court, n: int, first: str, second: str, arguments: dict[str, dict[str, Any]],
-                     cited: str, previous: dict[str, Any] | None, mode: str = "") -> str:
+                     cited: str, previous: dict[str, Any] | None, tag: str = "") -> str:
         p = court.params
-        sequential = (mode or p.mode) == "sequential" and n > 1
-        one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, mode))
-        heard = deliberation.argument_order(court, list(SIDES), self.judge_agent_name(n, mode))
+        sequential = p.bench_mode(tag) == "sequential" and n > 1
+        one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, tag))
+        heard = deliberation.argument_order(court, list(SIDES), self.judge_agent_name(n, tag))
         return self.render(
             "judge", first=first, second=second, one=one, two=two, number=n, judges=p.judges,
             precedents=f"\n{cited}" if cited else "",
@@ -306,23 +338,33 @@ class ClassificationCourt(Procedure):
             build="; say where you agree with the previous judge and where you do not" if sequential else "",
         )
 
+    def choose(self, court: Court, choice: str) -> list[Any]:
+        """The precedents the judges read, chosen by ``choice`` (similar or random)."""
+        p = court.params
+        return precedents(case_labels.case_text(court.case), court.case.inputs.get("pool") or p.precedent_pool,
+                          k=p.precedents, choice=choice, method=p.retrieval, seed=court.seed,
+                          pool_seed=seed_of(court.case.inputs.get("pool_seed")))
+
+    @staticmethod
+    def kept_hits(hits: list[Any]) -> list[dict[str, Any]]:
+        return [{"rank": h.rank, "score": h.score, "label": h.example.label, "id": h.example.id,
+                 "text": h.example.text[:300], "reason": h.example.reason} for h in hits]
+
     async def judge(self, court: Court, first: str, second: str, sides: dict[str, str],
                     arguments: dict[str, dict[str, Any]], ambiguous: bool | None, *, compare: bool = True) -> None:
         p = court.params
-        text = case_labels.case_text(court.case)
-        hits = precedents(text, court.case.inputs.get("pool") or p.precedent_pool, k=p.precedents,
-                          choice=p.precedent_choice, method=p.retrieval, seed=court.seed,
-                          pool_seed=seed_of(court.case.inputs.get("pool_seed")))
-        cited = precedents_text(hits)
-        court.keep("precedents", [{"rank": h.rank, "score": h.score, "label": h.example.label, "id": h.example.id,
-                                   "text": h.example.text[:300], "reason": h.example.reason} for h in hits])
+        hits = self.choose(court, p.precedent_choice)
+        court.keep("precedents", self.kept_hits(hits))
         decisions: dict[int, dict[str, Any]] = {}
         other: dict[int, dict[str, Any]] = {}  # compare_modes: the other way's bench, judge 1 shared
+        besides: dict[int, dict[str, Any]] = {}  # compare_precedents: the bench that read the other precedents
         pair = [first, second]
 
-        async def sit(n: int, previous: dict[str, Any] | None, mode: str = "") -> None:
-            """Judge ``n`` decides; with ``mode``, as judge ``n`` of the other way's bench."""
-            agent = self.judge_agent(court, n, mode)
+        async def sit(n: int, previous: dict[str, Any] | None, into: dict[int, dict[str, Any]], tag: str = "",
+                      read: list[Any] = hits) -> None:
+            """Judge ``n`` decides, into ``into``; with ``tag``, as judge ``n`` of a bench beside the
+            verdict's, reading the precedents ``read``."""
+            agent = self.judge_agent(court, n, tag)
             grammar = agent.constrained
             schema = refine_schema(JudgeReply, {"label": {"enum": deliberation.label_order(court, pair, agent.name)},
                                                 "reasoning": {"pattern": word_pattern(8, 120, latin=court.latin)} if grammar else {}})
@@ -332,11 +374,11 @@ class ClassificationCourt(Procedure):
                     return [Problem("judge_label", f'"{reply.label}" is neither "{first}" nor "{second}"; decide one of them')]
                 return []
 
-            answer = await court.ask(agent, self.judge_prompt(court, n, first, second, arguments, cited, previous, mode),
-                                     JudgeReply, schema=schema, check=check,
+            prompt = self.judge_prompt(court, n, first, second, arguments, precedents_text(read), previous, tag)
+            answer = await court.ask(agent, prompt, JudgeReply, schema=schema, check=check,
                                      inputs={"first": first, "second": second, "number": n, "sides": sides,
-                                             "previous": previous, "precedents": [h.example.label for h in hits],
-                                             **({"mode": mode} if mode else {})})
+                                             "previous": previous, "precedents": [h.example.label for h in read],
+                                             **({"mode": tag} if tag in MODES else {"precedent_choice": tag} if tag else {})})
             court.settle(agent, answer, skip={"judge_label"})
             label = match_label(answer.value.label, pair)
             if label is None:
@@ -345,37 +387,41 @@ class ClassificationCourt(Procedure):
                            f"counted for the hearing's first, {first}")
             decision = {"number": n, "label": label, "reasoning": answer.value.reasoning,
                         "confidence": answer.value.confidence, "model": str(agent.spec), "agent": agent.name}
-            (other if mode else decisions)[n] = decision
+            into[n] = decision
             court.finish(agent, decision, title=f"{agent.title} · {label}", repaired=answer.repaired,
                          markdown=f"**Decides:** {label} · own estimate {answer.value.confidence:.0%}\n\n"
                                   f"{answer.value.reasoning}")
-            if not mode:
+            if into is decisions:
                 court.tally(pair, {lab: sum(d["label"] == lab for d in decisions.values()) for lab in pair},
                             pending=p.judges - len(decisions), seated=p.judges, title="Bench")
 
-        async def bench(mode: str, start: int, kept: dict[int, dict[str, Any]], as_other: str = "") -> None:
-            if mode == "parallel":
-                await asyncio.gather(*(sit(n, None, as_other) for n in range(start, p.judges + 1)))
+        async def bench(start: int, into: dict[int, dict[str, Any]], tag: str = "", read: list[Any] = hits) -> None:
+            if p.bench_mode(tag) == "parallel":
+                await asyncio.gather(*(sit(n, None, into, tag, read) for n in range(start, p.judges + 1)))
             else:
                 for n in range(start, p.judges + 1):
-                    await sit(n, kept.get(n - 1), as_other)
+                    await sit(n, into.get(n - 1), into, tag, read)
 
         planned = [(self.judge_agent(court, n), "") for n in range(1, p.judges + 1)]
         async with court.stage("judgment", planned=planned) as stage:
             court.tally(pair, dict.fromkeys(pair, 0), pending=p.judges, seated=p.judges, title="Bench")
-            if cited:
-                for hit in hits:
-                    court.item("precedent", f"Precedent {hit.rank} · {hit.example.label}", True, number=hit.rank,
-                               detail=f'"{hit.example.text[:300]}"' + (f"\n\n{hit.example.reason}" if hit.example.reason else ""),
-                               line=f"precedent {hit.rank}: {hit.example.label} (score {hit.score:.2f})")
-            await bench(p.mode, 1, decisions)
+            for hit in hits:
+                court.item("precedent", f"Precedent {hit.rank} · {hit.example.label}", True, number=hit.rank,
+                           detail=f'"{hit.example.text[:300]}"' + (f"\n\n{hit.example.reason}" if hit.example.reason else ""),
+                           line=f"precedent {hit.rank}: {hit.example.label} (score {hit.score:.2f})")
+            await bench(1, decisions)
             if p.compare_modes and compare:
                 # the other way shares the hearing, the arguments and judge 1 (whose prompt is the same
                 # either way); with one judge the two ways are the same
-                mode = self.other_mode(p)
                 other[1] = decisions[1]
-                await bench(mode, 2, other, mode)
-            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other)
+                await bench(2, other, self.other_mode(p))
+            if p.compare_precedents and compare:
+                # the whole bench again, in the verdict's mode, on the same hearing and arguments, each
+                # judge reading the other choice's precedents (judge 1's prompt differs too)
+                read = self.choose(court, p.other_choice())
+                court.keep("precedents_beside", {"choice": p.other_choice(), "precedents": self.kept_hits(read)})
+                await bench(1, besides, p.other_choice(), read)
+            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides)
 
     @staticmethod
     def resolve(mode: str, ordered: list[dict[str, Any]], first: str, second: str) -> tuple[str, str, dict[str, int], bool]:
@@ -392,7 +438,8 @@ class ClassificationCourt(Procedure):
 
     def conclude(self, court: Court, first: str, second: str, decisions: dict[int, dict[str, Any]],
                  sides: dict[str, str], ambiguous: bool | None, stage: Any,
-                 other: dict[int, dict[str, Any]] | None = None) -> None:
+                 other: dict[int, dict[str, Any]] | None = None,
+                 besides: dict[int, dict[str, Any]] | None = None) -> None:
         p = court.params
         ordered = [decisions[n] for n in sorted(decisions)]
         label, how, votes, tie = self.resolve(p.mode, ordered, first, second)
@@ -418,6 +465,18 @@ class ClassificationCourt(Procedure):
             way = "in sequence" if mode == "sequential" else "in parallel"
             beside = (f" Decided {way} on the same hearing and arguments, the bench would say **{other_label}** "
                       f"({other_how}).")
+        if besides:
+            choice = p.other_choice()
+            theirs = [besides[n] for n in sorted(besides)]
+            their_label, their_how, their_votes, their_tie = self.resolve(p.mode, theirs, first, second)
+            arms[self.precedents_arm(p)] = {
+                "mode": p.mode, "precedent_choice": choice, "label": their_label,
+                "split": f"{their_votes[first]}–{their_votes[second]}", "tie": their_tie, "judges": theirs,
+                "only": [d["agent"] for d in theirs], "without": [d["agent"] for d in ordered],
+            }
+            read = "random precedents" if choice == "random" else "the most similar precedents"
+            beside += (f" Reading {read} instead, on the same hearing and arguments, the bench would say "
+                       f"**{their_label}** ({their_how}).")
         court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side,
                                 **({"arms": {k: {x: v[x] for x in ("label", "split", "tie")} for k, v in arms.items()}}
                                    if arms else {})})
@@ -499,7 +558,11 @@ class ClassificationCourt(Procedure):
                               self.argue_prompt(court, first, second, side, label), ArgumentReply)
         arguments = {s: {"label": f"[the {s}'s label]", "argument": f"[the {s}'s argument and verified quotes]"}
                      for s in SIDES}
-        cited = "PRECEDENTS: [the k most similar labelled examples]\n" if p.precedents else ""
+        def planned(choice: str) -> str:
+            kind = "random" if choice == "random" else "most similar"
+            return f"PRECEDENTS: [the {p.precedents} {kind} labelled examples]\n" if p.precedents else ""
+
+        cited = planned(p.precedent_choice)
         previous = {"number": "n-1", "label": "[its label]", "confidence": "[its estimate]", "reasoning": "[its reasoning]"}
         for n in range(1, p.judges + 1):
             court.plan_prompt("judgment", self.judge_agent(court, n),
@@ -509,6 +572,12 @@ class ClassificationCourt(Procedure):
             for n in range(2, p.judges + 1):
                 court.plan_prompt("judgment", self.judge_agent(court, n, mode),
                                   self.judge_prompt(court, n, first, second, arguments, cited, previous, mode), JudgeReply)
+        if p.compare_precedents:
+            choice = p.other_choice()
+            read = planned(choice)
+            for n in range(1, p.judges + 1):
+                court.plan_prompt("judgment", self.judge_agent(court, n, choice),
+                                  self.judge_prompt(court, n, first, second, arguments, read, previous, choice), JudgeReply)
 
 
 datasets.install()  # rte, boolq, qnli, anli, emotion for `courtroom eval` (a registry entry each, nothing read)
