@@ -13,6 +13,12 @@ import json
 import re
 import sys
 from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from courtroom_chat.procedures.criminal.present import CALLS  # noqa: E402
+
+STALLED = {calls["stalled"] for calls in CALLS.values()}
 
 LATIN = re.compile(r"[a-z]{3,}")
 
@@ -40,6 +46,8 @@ def stats(d: dict) -> dict:
             "problems": dict(Counter(reason(p) for c in calls for p in c["problems"])),
             "turns": len(entries), "turns_with_english": sum(1 for e in entries if LATIN.search(e["text"])),
             "turns_kept_as_repeats": sum(1 for e in entries if e.get("repeats")),
+            # exchanges the judge closed because a turn still repeated after its repair (close_stalled)
+            "closed_stalled": sum(1 for e in entries if e["speaker"] == "judge" and e["text"] in STALLED),
             "judgment_english_words": len(LATIN.findall(judged)), "charges": j.get("charges"),
             "term_months": j.get("term_months"), "probation_months": j.get("probation_months"),
             "seconds": round(sum(c["seconds"] or 0 for c in calls))}

@@ -176,6 +176,49 @@ async def test_a_turn_that_still_repeats_after_its_repair_is_read_as_a_repeat_no
     assert all(m.count(copied) <= 1 for m in later)  # speakers read the first, not its copies
 
 
+@pytest.mark.parametrize("close", [True, False])
+async def test_the_judge_closes_questioning_that_only_repeats_itself(close):
+    """A defendant who gives the same answer to every question, even when asked again: the
+    judge closes the investigation after the first answer kept as a repeat, saying why; off, the
+    questioning goes on with the same words."""
+    same = "I took the laptops from the warehouse because I needed money for rent that month."
+
+    def stuck(request):
+        if request.agent == "defendant" and request.inputs.get("kind") == "answer":
+            return {"text": same}
+        return None
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(stuck), close_stalled=close, max_turns=10)
+    lines = [e for e in entries(record) if e.stage == "investigation"]
+    answers = [e for e in lines if e.speaker == "defendant" and e.text == same]
+    stalled = [e for e in lines if e.text == "The court has heard this already; it need not be repeated."]
+    if close:
+        assert len(answers) == 2 and answers[1].repeats == answers[0].turn  # the second, still a repeat, closes it
+        assert len(stalled) == 1 and stalled[0].turn == answers[1].turn + 1 and stalled[0].speaker == "judge"
+        assert lines[-1].text == "The court investigation is closed."
+    else:
+        assert len(answers) == 3 and not stalled  # the scripted host gives each of the three askers the floor
+    assert record.status == "complete" and record.outputs["judgment"]
+
+
+async def test_the_judge_closes_the_argument_on_a_focus_once_it_repeats():
+    same = "The defendant's own words prove the charge beyond doubt and the sentence must reflect it."
+
+    def stuck(request):
+        if request.agent == "prosecution" and request.inputs.get("kind") == "debate":
+            return {"text": same}
+        return None
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(stuck), debate_rounds=3)
+    debate = [e for e in entries(record) if e.stage == "debate"]
+    argued = [e for e in debate if e.text == same]
+    # focus 1 hears one round (nothing repeated yet) and then a second, whose repeat closes it;
+    # focus 2 opens on a repeat and closes after its first round
+    assert [bool(e.repeats) for e in argued] == [False, True, True]
+    assert sum(e.text == "The court has heard this already; it need not be repeated." for e in debate) == 2
+    assert sum(e.text == "Argument on this point is closed." for e in debate) == 2
+
+
 async def test_a_chinese_turn_or_charge_in_english_is_sent_back():
     problems = turn_problems("The defendant applied for the card in 2012.", "prosecution", [], threshold=0.85, zh=True)
     assert [p.rule for p in problems] == ["language"]

@@ -44,6 +44,9 @@ class Parameters(BaseModel):
     host: bool = Field(True, description="The judge chooses the next speaker and ends the stage (else a fixed order)")
     repetition_threshold: float = Field(0.85, ge=0.5, le=1.0, description="Similarity to an earlier turn that counts "
                                                                            "as repeating it")
+    close_stalled: bool = Field(True, description="The judge closes the questioning, or the argument on a debate "
+                                                  "focus, once a turn still repeats an earlier one after its repair "
+                                                  "(off: the stage runs to its turn cap)")
     record_window: int = Field(12, ge=2, le=200, description="Turns of the court record each speaker reads")
     speech_chars: int = Field(400, ge=60, le=3000, description="Characters a turn is meant to take (three times "
                                                               "this bounds it)")

@@ -22,14 +22,15 @@ CALLS = {
            "advocate": "辩护人可以向被告人发问。", "judge": "本庭向被告人发问。", "end": "法庭调查结束。",
            "evidence": "下面进行举证、质证。先由公诉人举证。", "defense_evidence": "由辩护人出示证据。",
            "debate": "现在就“{focus}”进行法庭辩论。", "more": "双方可以继续发表辩论意见。", "closed": "本轮辩论结束。",
-           "final": "被告人，你可以作最后陈述。"},
+           "final": "被告人，你可以作最后陈述。", "stalled": "本庭已经听清，相关内容不再重复。"},
     "en": {"indictment": "The court investigation begins. The prosecution will read the indictment.",
            "prosecution": "The prosecution may question the defendant.", "advocate": "Counsel may question the defendant.",
            "judge": "The court has a question for the defendant.", "end": "The court investigation is closed.",
            "evidence": "We turn to the evidence. The prosecution will present its evidence first.",
            "defense_evidence": "The defense may present its evidence.",
            "debate": "The court will now hear argument on: {focus}.", "more": "The parties may answer each other once more.",
-           "closed": "Argument on this point is closed.", "final": "The defendant may make a final statement."},
+           "closed": "Argument on this point is closed.", "final": "The defendant may make a final statement.",
+           "stalled": "The court has heard this already; it need not be repeated."},
 }
 KINDS = {
     "zh": {"discipline": "宣布法庭纪律", "open": "开庭", "identity": "核对身份", "indictment": "宣读起诉书", "plea": "对起诉书的意见",

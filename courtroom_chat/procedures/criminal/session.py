@@ -99,7 +99,7 @@ class Session:
     def language(self) -> str:
         return "Write in Chinese (用中文回答)." if self.zh else "Write in English."
 
-    async def speak(self, role: str, task: str, *, kind: str = "", focus: str = "", **values: Any) -> str:
+    async def speak(self, role: str, task: str, *, kind: str = "", focus: str = "", **values: Any) -> RecordEntry:
         turn = len(self.record) + 1
         agent = self.court.agent(role, role, present.title(role, self.lang), round=turn,
                                  temperature=self.params.judge_temperature if role == "judge" else self.params.temperature)
@@ -126,7 +126,17 @@ class Session:
         entry = self.note(role, answer.value.text, kind or task, repeats=copied.turn if copied else 0)
         self.spoken[self.stage] = self.spoken.get(self.stage, 0) + 1
         self._show(agent, answer.value, entry, kind or task, answer.repaired)
-        return answer.value.text
+        return entry
+
+    def stalled(self, *turns: RecordEntry) -> bool:
+        """Whether an exchange has stopped moving: one of its turns still repeated an earlier one
+        after its repair. The judge then closes the questioning, or the argument on that focus,
+        saying why (``close_stalled``); a looping model otherwise fills every turn the stage allows
+        with the same words."""
+        if not (self.params.close_stalled and any(t.repeats for t in turns)):
+            return False
+        self.say("judge", present.CALLS[self.lang]["stalled"], "call")
+        return True
 
     async def host(self, choices: list[str], turns_left: int, asked: dict[str, int]) -> str:
         """The presiding judge names the next speaker (or ends the stage); in a fixed order
@@ -188,8 +198,10 @@ class Session:
                 asked[choice] = asked.get(choice, 0) + 1
                 self.say("judge", calls[choice], "call")
                 about = ", ".join(f"{k} asked {v}" for k, v in asked.items())
-                await self.speak(choice, "question", kind="question", about=f"questions so far: {about}")
-                await self.speak("defendant", "answer", kind="answer", asker=present.title(choice, self.lang))
+                question = await self.speak(choice, "question", kind="question", about=f"questions so far: {about}")
+                answer = await self.speak("defendant", "answer", kind="answer", asker=present.title(choice, self.lang))
+                if self.stalled(question, answer):
+                    break
             self.say("judge", calls["end"], "call")
             stage.state = self.turns_in("investigation")
 
@@ -225,10 +237,12 @@ class Session:
                         if choice == END:
                             break
                         self.say("judge", calls["more"], "call")
-                    await self.speak("prosecution", "argue", kind="debate", focus=focus, round=round_, rounds=rounds,
-                                     rebut="" if round_ == 1 else "Answer the advocate's last point.")
-                    await self.speak("advocate", "argue", kind="debate", focus=focus, round=round_, rounds=rounds,
-                                     rebut="Answer the prosecution's last point.")
+                    argued = await self.speak("prosecution", "argue", kind="debate", focus=focus, round=round_,
+                                              rounds=rounds, rebut="" if round_ == 1 else "Answer the advocate's last point.")
+                    answered = await self.speak("advocate", "argue", kind="debate", focus=focus, round=round_,
+                                                rounds=rounds, rebut="Answer the prosecution's last point.")
+                    if round_ < rounds and self.stalled(argued, answered):
+                        break
                 self.say("judge", calls["closed"], "call")
                 stage.state = focus[:40]
 
