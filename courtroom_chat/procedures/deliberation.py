@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from ..court import Court
 
 
-def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int = 0) -> list[str]:
+def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int = 0,
+                shuffle: bool | None = None) -> list[str]:
     """The labels in the order ``agent`` reads them: as given, or (the procedure's
-    ``shuffle_labels``) in its own order fixed by the run's seed; the last ``fixed_tail`` labels
-    (an "undecided") stay last. The order control of issue 21, shared by every procedure whose
-    members vote. Each order is kept in the run's ``orders`` output as it is first given."""
-    if not getattr(court.params, "shuffle_labels", False):
+    ``shuffle_labels``, or ``shuffle`` when given) in its own order fixed by the run's seed; the
+    last ``fixed_tail`` labels (an "undecided") stay last. The order control of issue 21, shared
+    by every procedure whose members vote. Each order is kept in the run's ``orders`` output as
+    it is first given."""
+    if not (getattr(court.params, "shuffle_labels", False) if shuffle is None else shuffle):
         return list(labels)
     head, tail = list(labels[:len(labels) - fixed_tail]), list(labels[len(labels) - fixed_tail:])
     court.rng(agent, "labels").shuffle(head)
@@ -29,11 +31,11 @@ def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int 
     return head + tail
 
 
-def argument_order(court: Court, sides: list[str], agent: str) -> list[str]:
+def argument_order(court: Court, sides: list[str], agent: str, *, shuffle: bool | None = None) -> list[str]:
     """The arguments (by side) in the order ``agent`` reads them: as given, or (the procedure's
-    ``shuffle_arguments``) in its own order fixed by the run's seed, so no side is always heard
-    first. Kept in the run's ``orders`` output beside the labels' order."""
-    if not getattr(court.params, "shuffle_arguments", False):
+    ``shuffle_arguments``, or ``shuffle`` when given) in its own order fixed by the run's seed,
+    so no side is always heard first. Kept in the run's ``orders`` output beside the labels' order."""
+    if not (getattr(court.params, "shuffle_arguments", False) if shuffle is None else shuffle):
         return list(sides)
     order = list(sides)
     court.rng(agent, "arguments").shuffle(order)
@@ -91,15 +93,17 @@ def cited_most(candidates: dict[Any, str], majority: Sequence[str], everyone: Se
 ORDER_P = 0.05  # below it, votes that follow each member's own order of the labels are not put down to chance
 
 
-def order_check(court: Court, votes: dict[str, str], shuffled: list[str], who: str) -> dict[str, Any] | None:
+def order_check(court: Court, votes: dict[str, str], shuffled: list[str], who: str, *,
+                shuffle: bool | None = None) -> dict[str, Any] | None:
     """Did the votes follow the order each member read the labels in? With ``shuffle_labels`` each
     member's order is drawn from the seed, independently of the case, so a member who weighs the
     evidence picks the label listed first to it with chance 1 / len(shuffled), whatever the
     verdict. ``followed`` of ``voters`` did; ``p`` is the chance of at least that many if the
     order played no part (one-sided binomial). A small ``p`` says the verdict came from the order
     the labels were listed in, not from the case: on the 1.5B, 9 of 9 justices on two clear cases
-    (p = 0.002). None without shuffled orders (or with no member's vote among ``shuffled``)."""
-    if not getattr(court.params, "shuffle_labels", False):
+    (p = 0.002). None without shuffled orders (``shuffle_labels``, or ``shuffle`` when given; or
+    with no member's vote among ``shuffled``)."""
+    if not (getattr(court.params, "shuffle_labels", False) if shuffle is None else shuffle):
         return None
     orders = court.record.outputs.get("orders") or {}
     pairs = [(orders[a]["labels"][0], v) for a, v in votes.items() if a in orders and v in shuffled]

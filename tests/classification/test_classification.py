@@ -411,6 +411,56 @@ def test_compare_precedents_without_precedents_is_refused_in_one_line(tmp_path, 
     assert "compare_precedents compares two ways of choosing precedents, but precedents = 0" in result.output
 
 
+@pytest.mark.parametrize(("shuffled", "tag"), [(False, "shuffled"), (True, "fixed")])
+async def test_compare_orders_seats_a_bench_that_reads_labels_and_arguments_the_other_way(shuffled, tag):
+    """The order control (issue 21) inside one trial: the whole bench sits again on the same
+    hearing and arguments, each judge reading the labels and arguments in its own seeded order
+    when the verdict's bench reads them in one order (and in one order when it shuffles)."""
+    backend = ScriptedBackend()
+    s = settings(judges=5, compare_orders=True, shuffle_labels=shuffled, shuffle_arguments=shuffled)
+    record = await Trial(case(), s, store=None, seed=5, backends={"scripted": backend}).run()
+    hearing = record.outputs["hearing"]
+    pair = (hearing["first"], hearing["second"])
+    arm = record.outcome.data["arms"][f"court-judges-{tag}"]
+    assert arm["order"] == tag and arm["mode"] == "parallel" and len(arm["judges"]) == 5
+    assert arm["only"] == [f"judge-{n}-{tag}" for n in range(1, 6)] and arm["without"] == [f"judge-{n}" for n in range(1, 6)]
+    orders = {a: o for a, o in record.outputs.get("orders", {}).items()}
+    shuffled_agents = [f"judge-{n}" for n in range(1, 6)] if shuffled else [f"judge-{n}-{tag}" for n in range(1, 6)]
+    one_order = [f"judge-{n}-{tag}" for n in range(1, 6)] if shuffled else [f"judge-{n}" for n in range(1, 6)]
+    assert set(orders) == set(shuffled_agents)  # only the shuffled bench's orders are drawn and kept
+    assert {tuple(orders[a]["labels"]) for a in shuffled_agents} == {pair, pair[::-1]}
+    calls = {c.agent: c for c in backend.calls if c.role == "judge" and not c.repairs}
+    for agent in one_order:
+        assert f'- "label": "{pair[0]}" or "{pair[1]}";' in calls[agent].prompt
+        assert calls[agent].prompt.index("THE PROSECUTOR argues") < calls[agent].prompt.index("THE ATTORNEY argues")
+    for agent in shuffled_agents:
+        one, two = orders[agent]["labels"]
+        assert f'- "label": "{one}" or "{two}";' in calls[agent].prompt
+        assert calls[agent].schema["properties"]["label"]["enum"] == [one, two]
+        first_heard = orders[agent]["arguments"][0].upper()
+        assert calls[agent].prompt.index(f"THE {first_heard} argues") == min(
+            calls[agent].prompt.index(f"THE {side} argues") for side in ("PROSECUTOR", "ATTORNEY"))
+    check = arm.get("order_check")  # the shuffled bench's own order check; the verdict's when it is shuffled
+    if shuffled:
+        assert check is None and record.outcome.data["order"]["voters"] == 5
+    else:
+        assert check["voters"] == 5 and check["followed"] == sum(
+            orders[f"judge-{n}-{tag}"]["labels"][0] == arm["judges"][n - 1]["label"] for n in range(1, 6))
+        assert "order" not in record.outcome.data
+    way = "each in its own order" if tag == "shuffled" else "in one order"
+    assert f"Reading the labels and arguments {way}, on the same hearing and arguments" in record.outcome.markdown
+    from courtroom_chat.procedures import get
+
+    assert get("classification").arms(s.procedure_params("classification")) == (f"court-judges-{tag}",)
+
+
+async def test_the_dry_run_plans_the_other_orders_bench():
+    events = []
+    await Trial(case(), settings(judges=3, compare_orders=True), store=None, dry_run=True).run(events.append)
+    planned = [e.agent for e in events if e.type == "prompt_planned"]
+    assert planned[-6:] == ["judge-1", "judge-2", "judge-3", "judge-1-shuffled", "judge-2-shuffled", "judge-3-shuffled"]
+
+
 async def test_shuffled_labels_give_each_judge_its_own_order_in_prompt_and_schema():
     """The order control (issue 21) on the bench of judges: with ``shuffle_labels`` each judge
     reads the hearing's two labels in its own seeded order where it decides (the hearing's

@@ -187,6 +187,18 @@ def test_compare_precedents_scores_retrieved_and_random_precedents_on_the_same_t
     assert rows and all(r["run_id"] == court[r["item"]] for r in rows)  # read from the court's own trial
 
 
+def test_compare_orders_scores_the_other_order_and_its_order_check(benchmarks, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings().with_backend("scripted").with_params("classification", {"judges": 3, "compare_orders": True})
+    ev = evaluate("rte", procedure="classification", baselines=[], limit=2, settings=settings, runs_dir=tmp_path / "runs")
+    assert ev.summary["methods"] == ["court", "court-judges-shuffled"]
+    assert ev.summary["results"]["court-judges-shuffled"]["calls_per_item"] == 1 + 2 + 3
+    assert set(ev.summary["order"]) == {"court-judges-shuffled"}  # the verdict's bench reads in one order
+    assert ev.summary["order"]["court-judges-shuffled"]["trials"] == 2
+    assert "court-judges-shuffled" in ev.summary["comparisons"]
+    assert "Order check" in (ev.folder / "report.md").read_text()
+
+
 def test_each_arm_of_a_shared_trial_counts_its_own_calls_tokens_and_seconds():
     from datetime import UTC, datetime, timedelta
 

@@ -36,6 +36,7 @@ from .wire import ArgumentReply, HearingReply, JudgeReply, match_label
 
 SIDES = ("prosecutor", "attorney")
 MODES = ("parallel", "sequential")
+ORDER_TAGS = ("shuffled", "fixed", "reordered")
 
 
 class Parameters(BaseModel):
@@ -66,6 +67,11 @@ class Parameters(BaseModel):
                                       "arguments, by a bench in the verdict's mode, kept beside the verdict: an "
                                       "evaluation compares retrieved with random precedents item by item for a bench's "
                                       "calls instead of a second trial. Needs precedents >= 1")
+    compare_orders: bool = Field(False, description="Also decide with every judge reading the two labels and the two "
+                                  "counsels' arguments the other way (each judge in its own seeded order when the bench "
+                                  "reads them in one order, as by default; in one order when it shuffles them), on the "
+                                  "same hearing and arguments, by a bench in the verdict's mode: the order control of "
+                                  "`courtroom eval --order-control` for a bench's calls instead of a second trial")
     ambiguity_samples: int = Field(0, ge=0, le=9, description="Sampled hearings to measure ambiguity (0: off; 5 as "
                                                               "published): ambiguous when their top label changes")
     hearing_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Hearing temperature")
@@ -89,6 +95,19 @@ class Parameters(BaseModel):
 
     def other_choice(self) -> str:
         return "random" if self.precedent_choice == "similar" else "similar"
+
+    def order_tag(self) -> str:
+        """The tag of the bench that reads in the other order (``compare_orders``): shuffled when the
+        verdict's bench reads labels and arguments in one order, fixed when it shuffles both."""
+        if not (self.shuffle_labels or self.shuffle_arguments):
+            return "shuffled"
+        return "fixed" if self.shuffle_labels and self.shuffle_arguments else "reordered"
+
+    def reads_shuffled(self, tag: str) -> tuple[bool, bool]:
+        """Whether the bench named by ``tag`` reads the labels, and the arguments, in shuffled orders."""
+        if tag in ORDER_TAGS:
+            return not self.shuffle_labels, not self.shuffle_arguments
+        return self.shuffle_labels, self.shuffle_arguments
 
     def bench_mode(self, tag: str) -> str:
         """The mode of the bench named by ``tag``: the other way's (``compare_modes``) is its tag,
@@ -295,6 +314,10 @@ class ClassificationCourt(Procedure):
     def precedents_arm(params: Parameters) -> str:
         return f"court-{params.other_choice()}-precedents"
 
+    @staticmethod
+    def orders_arm(params: Parameters) -> str:
+        return f"court-judges-{params.order_tag()}"
+
     def arms(self, params: BaseModel) -> tuple[str, ...]:
         """With ``compare_modes`` the trial also decides the other way: an evaluation's
         ``court-sequential`` (or ``court-parallel``) method; with ``compare_precedents`` with the
@@ -303,7 +326,8 @@ class ClassificationCourt(Procedure):
         if not isinstance(params, Parameters):
             return ()
         return ((f"court-{self.other_mode(params)}",) if params.compare_modes else ()) + \
-            ((self.precedents_arm(params),) if params.compare_precedents else ())
+            ((self.precedents_arm(params),) if params.compare_precedents else ()) + \
+            ((self.orders_arm(params),) if params.compare_orders else ())
 
     @staticmethod
     def judge_agent_name(n: int, tag: str = "") -> str:
@@ -312,8 +336,10 @@ class ClassificationCourt(Procedure):
     def judge_agent(self, court: Court, n: int, tag: str = "") -> Agent:
         """Judge ``n`` of the bench; with ``tag``, judge ``n`` of a bench that sits beside the
         verdict's: the other way's (``compare_modes``, tagged by its mode) or the one reading the
-        other precedents (``compare_precedents``, tagged ``random`` or ``similar``)."""
-        title = f"Judge {n}" + (f" · {tag}" if tag in MODES else f" · {tag} precedents" if tag else "")
+        other precedents (``compare_precedents``, tagged ``random`` or ``similar``) or the one reading
+        labels and arguments in the other order (``compare_orders``, tagged ``shuffled`` or ``fixed``)."""
+        title = f"Judge {n}" + (f" · {tag}" if tag in MODES else f" · {tag} order" if tag in ORDER_TAGS
+                                else f" · {tag} precedents" if tag else "")
         name = self.judge_agent_name(n, tag)
         agent = court.agent(name, "judge", title, "judgment", temperature=court.params.judge_temperature)
         specs = court.params.judge_specs()
@@ -327,8 +353,9 @@ class ClassificationCourt(Procedure):
                      cited: str, previous: dict[str, Any] | None, tag: str = "") -> str:
         p = court.params
         sequential = p.bench_mode(tag) == "sequential" and n > 1
-        one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, tag))
-        heard = deliberation.argument_order(court, list(SIDES), self.judge_agent_name(n, tag))
+        labels, sides = p.reads_shuffled(tag)
+        one, two = deliberation.label_order(court, [first, second], self.judge_agent_name(n, tag), shuffle=labels)
+        heard = deliberation.argument_order(court, list(SIDES), self.judge_agent_name(n, tag), shuffle=sides)
         return self.render(
             "judge", first=first, second=second, one=one, two=two, number=n, judges=p.judges,
             precedents=f"\n{cited}" if cited else "",
@@ -358,6 +385,7 @@ class ClassificationCourt(Procedure):
         decisions: dict[int, dict[str, Any]] = {}
         other: dict[int, dict[str, Any]] = {}  # compare_modes: the other way's bench, judge 1 shared
         besides: dict[int, dict[str, Any]] = {}  # compare_precedents: the bench that read the other precedents
+        reordered: dict[int, dict[str, Any]] = {}  # compare_orders: the bench that read in the other order
         pair = [first, second]
 
         async def sit(n: int, previous: dict[str, Any] | None, into: dict[int, dict[str, Any]], tag: str = "",
@@ -366,7 +394,8 @@ class ClassificationCourt(Procedure):
             verdict's, reading the precedents ``read``."""
             agent = self.judge_agent(court, n, tag)
             grammar = agent.constrained
-            schema = refine_schema(JudgeReply, {"label": {"enum": deliberation.label_order(court, pair, agent.name)},
+            order = deliberation.label_order(court, pair, agent.name, shuffle=p.reads_shuffled(tag)[0])
+            schema = refine_schema(JudgeReply, {"label": {"enum": order},
                                                 "reasoning": {"pattern": word_pattern(8, 120, latin=court.latin)} if grammar else {}})
 
             def check(reply: JudgeReply) -> list[Problem]:
@@ -378,7 +407,8 @@ class ClassificationCourt(Procedure):
             answer = await court.ask(agent, prompt, JudgeReply, schema=schema, check=check,
                                      inputs={"first": first, "second": second, "number": n, "sides": sides,
                                              "previous": previous, "precedents": [h.example.label for h in read],
-                                             **({"mode": tag} if tag in MODES else {"precedent_choice": tag} if tag else {})})
+                                             **({"mode": tag} if tag in MODES else {"order": tag} if tag in ORDER_TAGS
+                                                else {"precedent_choice": tag} if tag else {})})
             court.settle(agent, answer, skip={"judge_label"})
             label = match_label(answer.value.label, pair)
             if label is None:
@@ -421,7 +451,11 @@ class ClassificationCourt(Procedure):
                 read = self.choose(court, p.other_choice())
                 court.keep("precedents_beside", {"choice": p.other_choice(), "precedents": self.kept_hits(read)})
                 await bench(1, besides, p.other_choice(), read)
-            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides)
+            if p.compare_orders and compare:
+                # the whole bench again, in the verdict's mode, on the same hearing, arguments and
+                # precedents, each judge reading the labels and arguments the other way
+                await bench(1, reordered, p.order_tag())
+            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides, reordered)
 
     @staticmethod
     def resolve(mode: str, ordered: list[dict[str, Any]], first: str, second: str) -> tuple[str, str, dict[str, int], bool]:
@@ -439,7 +473,8 @@ class ClassificationCourt(Procedure):
     def conclude(self, court: Court, first: str, second: str, decisions: dict[int, dict[str, Any]],
                  sides: dict[str, str], ambiguous: bool | None, stage: Any,
                  other: dict[int, dict[str, Any]] | None = None,
-                 besides: dict[int, dict[str, Any]] | None = None) -> None:
+                 besides: dict[int, dict[str, Any]] | None = None,
+                 reordered: dict[int, dict[str, Any]] | None = None) -> None:
         p = court.params
         ordered = [decisions[n] for n in sorted(decisions)]
         label, how, votes, tie = self.resolve(p.mode, ordered, first, second)
@@ -465,18 +500,30 @@ class ClassificationCourt(Procedure):
             way = "in sequence" if mode == "sequential" else "in parallel"
             beside = (f" Decided {way} on the same hearing and arguments, the bench would say **{other_label}** "
                       f"({other_how}).")
+
+        def whole_bench(name: str, sat: dict[int, dict[str, Any]], reading: str, **about: Any) -> str:
+            """A whole bench that sat beside the verdict's, in its mode (``compare_precedents``,
+            ``compare_orders``): kept as an arm, and said in a sentence."""
+            theirs = [sat[n] for n in sorted(sat)]
+            their_label, their_how, their_votes, their_tie = self.resolve(p.mode, theirs, first, second)
+            arms[name] = {"mode": p.mode, **about, "label": their_label, "tie": their_tie, "judges": theirs,
+                          "split": f"{their_votes[first]}–{their_votes[second]}",
+                          "only": [d["agent"] for d in theirs], "without": [d["agent"] for d in ordered]}
+            if about.get("order"):  # did this bench's votes follow the orders it read the labels in?
+                check = deliberation.order_check(court, {d["agent"]: d["label"] for d in theirs}, [first, second],
+                                                 "judges", shuffle=p.reads_shuffled(about["order"])[0])
+                if check:
+                    arms[name]["order_check"] = check
+            return f" {reading}, on the same hearing and arguments, the bench would say **{their_label}** ({their_how})."
+
         if besides:
             choice = p.other_choice()
-            theirs = [besides[n] for n in sorted(besides)]
-            their_label, their_how, their_votes, their_tie = self.resolve(p.mode, theirs, first, second)
-            arms[self.precedents_arm(p)] = {
-                "mode": p.mode, "precedent_choice": choice, "label": their_label,
-                "split": f"{their_votes[first]}–{their_votes[second]}", "tie": their_tie, "judges": theirs,
-                "only": [d["agent"] for d in theirs], "without": [d["agent"] for d in ordered],
-            }
             read = "random precedents" if choice == "random" else "the most similar precedents"
-            beside += (f" Reading {read} instead, on the same hearing and arguments, the bench would say "
-                       f"**{their_label}** ({their_how}).")
+            beside += whole_bench(self.precedents_arm(p), besides, f"Reading {read} instead", precedent_choice=choice)
+        if reordered:
+            tag = p.order_tag()
+            way = {"shuffled": "each in its own order", "fixed": "in one order"}.get(tag, "the other way")
+            beside += whole_bench(self.orders_arm(p), reordered, f"Reading the labels and arguments {way}", order=tag)
         court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side,
                                 **({"arms": {k: {x: v[x] for x in ("label", "split", "tie")} for k, v in arms.items()}}
                                    if arms else {})})
@@ -578,6 +625,11 @@ class ClassificationCourt(Procedure):
             for n in range(1, p.judges + 1):
                 court.plan_prompt("judgment", self.judge_agent(court, n, choice),
                                   self.judge_prompt(court, n, first, second, arguments, read, previous, choice), JudgeReply)
+        if p.compare_orders:
+            tag = p.order_tag()
+            for n in range(1, p.judges + 1):
+                court.plan_prompt("judgment", self.judge_agent(court, n, tag),
+                                  self.judge_prompt(court, n, first, second, arguments, cited, previous, tag), JudgeReply)
 
 
 datasets.install()  # rte, boolq, qnli, anli, emotion for `courtroom eval` (a registry entry each, nothing read)
