@@ -110,8 +110,8 @@ class Parameters(BaseModel):
         return self.shuffle_labels, self.shuffle_arguments
 
     def bench_mode(self, tag: str) -> str:
-        """The mode of the bench named by ``tag``: the other way's (``compare_modes``) is its tag,
-        the verdict's and the other precedents' (``compare_precedents``) is ``mode``."""
+        """The mode of the bench named by ``tag``: the other way's (``compare_modes``) is its tag;
+        the verdict's, the other precedents' and the other order's is ``mode``."""
         return tag if tag in MODES else self.mode
 
 
@@ -321,8 +321,9 @@ class ClassificationCourt(Procedure):
     def arms(self, params: BaseModel) -> tuple[str, ...]:
         """With ``compare_modes`` the trial also decides the other way: an evaluation's
         ``court-sequential`` (or ``court-parallel``) method; with ``compare_precedents`` with the
-        other precedents: ``court-random-precedents`` (or ``court-similar-precedents``). Each is
-        read from the same record."""
+        other precedents: ``court-random-precedents`` (or ``court-similar-precedents``); with
+        ``compare_orders`` in the other order: ``court-judges-shuffled`` (or ``court-judges-fixed``).
+        Each is read from the same record."""
         if not isinstance(params, Parameters):
             return ()
         return ((f"court-{self.other_mode(params)}",) if params.compare_modes else ()) + \
