@@ -43,3 +43,14 @@ def summary(entry: dict[str, Any]) -> str:
 def below_baseline(entry: dict[str, Any]) -> bool:
     """Whether the court was measured below one call or a majority vote on the same cases."""
     return any(entry.get(key) is not None and entry["court"] < entry[key] for key in ("single", "majority"))
+
+
+def weakness(entry: dict[str, Any]) -> str:
+    """What the measurement says against trusting this court on this model, or "": it followed
+    clear evidence less often than one call (or a majority vote), or in fewer than half the
+    cases it was measured on (where no baseline ran beside it)."""
+    if below_baseline(entry):
+        return "this court, on this model, followed clear evidence less often than one call"
+    if entry["court"] * 2 < entry["items"]:
+        return "this court, on this model, followed clear evidence in fewer than half the cases it was measured on"
+    return ""

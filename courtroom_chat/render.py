@@ -126,8 +126,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("evidence that tried to give orders")
     if order and order["p"] < ORDER_P:
         weak.append("the votes followed the order the labels were listed in, not the case")
-    if known and measured.below_baseline(known):
-        weak.append("this court, on this model, followed clear evidence less often than one call")
+    if known and measured.weakness(known):
+        weak.append(measured.weakness(known))
     if len(weak) >= 2:
         sentence = f"{weak[0].capitalize()}, and {weak[1]}: treat it as a coin toss."
     elif weak:

@@ -322,6 +322,34 @@ def test_a_measured_record_is_shown_and_weakens_the_sentence_when_the_court_trai
     assert "Unanimous on verified evidence" in how_sure(fine)[-1]
 
 
+def test_a_court_measured_right_in_fewer_than_half_its_cases_is_called_weak_without_a_baseline():
+    from courtroom_chat import measured
+
+    entry = {"procedure": "samvad", "model": "local:m", "items": 6, "set": "trials of two clear cases",
+             "date": "2026-11-26", "court": 2, "single": None, "majority": None, "results": "bench/results/x"}
+    assert measured.weakness(entry) == ("this court, on this model, followed clear evidence in fewer than half the "
+                                        "cases it was measured on")
+    assert measured.weakness({**entry, "court": 3}) == ""  # half is not fewer than half
+    assert measured.weakness({**entry, "court": 5, "single": 6}).endswith("less often than one call")
+    outcome = {"confidences": [], "data": {"votes": {"guilty": 5, "not guilty": 0}, "split": "5–0", "measured": entry}}
+    assert how_sure(outcome)[-1] == ("**This court, on this model, followed clear evidence in fewer than half the cases "
+                                     "it was measured on: treat it as weak, and read the evidence yourself.**")
+
+
+def test_every_measured_entry_names_a_committed_result_and_a_procedure():
+    from pathlib import Path
+
+    from courtroom_chat import measured
+    from courtroom_chat.procedures import get
+
+    root = Path(__file__).resolve().parent.parent
+    for entry in measured.entries():
+        get(entry["procedure"])  # a registered procedure
+        assert (root / entry["results"]).is_dir(), entry["results"]
+        assert 0 <= entry["court"] <= entry["items"]
+        assert all(entry[k] is None or 0 <= entry[k] <= entry["items"] for k in ("single", "majority"))
+
+
 async def test_a_trial_on_a_measured_model_carries_its_record_and_one_on_another_model_does_not(monkeypatch):
     from courtroom_chat import measured
 
