@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from ..court import Court
 
 
+def shuffles(court: Court, setting: str, given: bool | None = None) -> bool:
+    """Whether members read in shuffled orders: ``given`` when given (a bench that sits beside the
+    verdict's and reads the other way), else the procedure's ``setting`` (off when it has none)."""
+    return bool(getattr(court.params, setting, False)) if given is None else given
+
+
 def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int = 0,
                 shuffle: bool | None = None) -> list[str]:
     """The labels in the order ``agent`` reads them: as given, or (the procedure's
@@ -23,7 +29,7 @@ def label_order(court: Court, labels: list[str], agent: str, *, fixed_tail: int 
     last ``fixed_tail`` labels (an "undecided") stay last. The order control of issue 21, shared
     by every procedure whose members vote. Each order is kept in the run's ``orders`` output as
     it is first given."""
-    if not (getattr(court.params, "shuffle_labels", False) if shuffle is None else shuffle):
+    if not shuffles(court, "shuffle_labels", shuffle):
         return list(labels)
     head, tail = list(labels[:len(labels) - fixed_tail]), list(labels[len(labels) - fixed_tail:])
     court.rng(agent, "labels").shuffle(head)
@@ -35,7 +41,7 @@ def argument_order(court: Court, sides: list[str], agent: str, *, shuffle: bool 
     """The arguments (by side) in the order ``agent`` reads them: as given, or (the procedure's
     ``shuffle_arguments``, or ``shuffle`` when given) in its own order fixed by the run's seed,
     so no side is always heard first. Kept in the run's ``orders`` output beside the labels' order."""
-    if not (getattr(court.params, "shuffle_arguments", False) if shuffle is None else shuffle):
+    if not shuffles(court, "shuffle_arguments", shuffle):
         return list(sides)
     order = list(sides)
     court.rng(agent, "arguments").shuffle(order)
@@ -103,7 +109,7 @@ def order_check(court: Court, votes: dict[str, str], shuffled: list[str], who: s
     the labels were listed in, not from the case: on the 1.5B, 9 of 9 justices on two clear cases
     (p = 0.002). None without shuffled orders (``shuffle_labels``, or ``shuffle`` when given; or
     with no member's vote among ``shuffled``)."""
-    if not (getattr(court.params, "shuffle_labels", False) if shuffle is None else shuffle):
+    if not shuffles(court, "shuffle_labels", shuffle):
         return None
     orders = court.record.outputs.get("orders") or {}
     pairs = [(orders[a]["labels"][0], v) for a, v in votes.items() if a in orders and v in shuffled]
