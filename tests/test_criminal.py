@@ -201,6 +201,21 @@ async def test_the_judge_closes_questioning_that_only_repeats_itself(close):
     assert record.status == "complete" and record.outputs["judgment"]
 
 
+@needs_data
+async def test_a_chinese_trial_closes_stalled_questioning_in_chinese():
+    same = "我承认起诉书指控的事实，我自愿认罪，请求法庭从轻处罚。"
+
+    def stuck(request):
+        if request.agent == "defendant" and request.inputs.get("kind") == "answer":
+            return {"text": same}
+        return None
+
+    record, _ = await trial(load_case(LJP / "cases" / "10.json"), Scripted(stuck))
+    lines = [e for e in entries(record) if e.stage == "investigation"]
+    assert [e.text for e in lines if e.speaker == "judge"][-2:] == ["本庭已经听清，相关内容不再重复。", "法庭调查结束。"]
+    assert sum(e.text == same for e in lines) == 2 and record.status == "complete"
+
+
 async def test_the_judge_closes_the_argument_on_a_focus_once_it_repeats():
     same = "The defendant's own words prove the charge beyond doubt and the sentence must reflect it."
 
