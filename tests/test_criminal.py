@@ -280,6 +280,23 @@ def test_turn_rules_catch_vague_and_off_focus_turns():
     assert fine == []
 
 
+@pytest.mark.parametrize(("text", "focus", "on"), [
+    # the focus's own words are not needed when the turn argues the question the focus asks
+    ("因此，建议判处被告人黄某甲有期徒刑一年，缓刑一年，并处罚金人民币五千元。", "对被告人应当如何量刑", True),
+    ("被告人以非法占有为目的透支信用卡，应当以信用卡诈骗罪追究其刑事责任。", "被告人的行为是否构成起诉书指控的罪名", True),
+    ("He deserves twelve months in prison and a fine of $500.", "What sentence the offence deserves", True),
+    ("The evidence shows he is guilty of burglary.", "Whether the evidence proves the offence charged", True),
+    # and a turn about something else is still off it
+    ("我同意被告人的行为构成起诉书指控的罪名。", "对被告人应当如何量刑", False),
+    ("我将展示投案情况说明，证明被告人于2016年6月30日主动到派出所投案。", "被告人的行为是否构成起诉书指控的罪名", False),
+    ("The weather was fine that day.", "What sentence the offence deserves", False),
+])
+def test_a_debate_turn_addresses_a_sentencing_or_guilt_focus_in_that_questions_words(text, focus, on):
+    zh = not focus.isascii()
+    problems = turn_problems(text, "prosecution", [], threshold=0.85, kind="debate", focus=focus, zh=zh)
+    assert ("off_focus" not in [p.rule for p in problems]) is on
+
+
 def test_the_sentence_is_read_from_the_judgment_text_and_validated():
     assert number("二十四") == 24 and number("四千") == 4000 and number("1.5万") == 15000
     said = stated("被告人潘某犯盗窃罪，判处有期徒刑一年六个月，缓刑二年，并处罚金人民币四千元。")

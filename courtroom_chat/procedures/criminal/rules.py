@@ -82,6 +82,27 @@ def presents(text: str, item: str, zh: bool) -> bool:
     return len(wanted & key_terms(text, zh)) >= min(2, len(wanted))
 
 
+# A debate focus on the sentence or on whether the offence is made out is addressed in the words
+# of that question, not only the focus's own: "建议判处有期徒刑一年，并处罚金" argues the focus
+# "对被告人应当如何量刑" without "量刑", and "其行为构成信用卡诈骗罪" argues "被告人的行为是否构成起诉书指控
+# 的罪名" without "起诉书" (on the 1.5B, such arguments were sent back as off the focus).
+_FOCUS_KINDS = (
+    (re.compile(r"量刑|刑罚|处罚|判处|(?i:sentenc|punish)"),
+     re.compile(r"量刑|判处|刑期|有期徒刑|拘役|管制|罚金|缓刑|从轻|减轻|从重|免予|免除处罚|"
+                r"(?i:\b(sentenc\w*|prison|imprison\w*|jail|custod\w*|fined|fine of|probation|punish\w*|lenien\w*)\b)")),
+    (re.compile(r"罪名|构成|是否.*罪|(?i:\bguilt|\boffen[cs]e|\bcharge)"),
+     re.compile(r"构成|\w罪|无罪|(?i:\b(guilty|guilt|offen[cs]e|charged?|crime|convict\w*|acquit\w*)\b)")),
+)
+
+
+def addresses(text: str, focus: str, zh: bool) -> bool:
+    """Whether a debate turn argues its focus: it shares a content term with the focus, or the
+    focus asks about the sentence (or whether the offence is made out) and the turn speaks of one."""
+    if key_terms(focus, zh) & key_terms(text, zh):
+        return True
+    return any(asks.search(focus) and said.search(text) for asks, said in _FOCUS_KINDS)
+
+
 def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold: float, kind: str = "",
                   focus: str = "", zh: bool = False, repeats: dict[str, RecordEntry] | None = None,
                   item: str = "") -> list[Problem]:
@@ -106,7 +127,7 @@ def turn_problems(text: str, role: str, record: list[RecordEntry], *, threshold:
     if item and not presents(text, item, zh):
         problems.append(Problem("off_item", "the turn does not present the evidence item; say what the item is and "
                                             "what fact it proves, in its own words"))
-    if kind == "debate" and focus and not (key_terms(focus, zh) & key_terms(text, zh)):
+    if kind == "debate" and focus and not addresses(text, focus, zh):
         problems.append(Problem("off_focus", f"the argument does not address the debate focus ('{focus}'); argue that point"))
     return problems
 
