@@ -108,6 +108,12 @@ class Scripted(ScriptedBackend):
         return self.replace(request) or super().derive(request)
 
 
+def saying(agent: str, kind: str, text: str) -> Scripted:
+    """The scripted backend with ``agent`` giving ``text`` for every turn of ``kind``, repairs too."""
+    return Scripted(lambda request: {"text": text} if request.agent == agent and request.inputs.get("kind") == kind
+                    else None)
+
+
 async def test_the_judge_chooses_who_questions_the_defendant_and_ends_the_stage():
     chosen = iter(["judge", "advocate", "end"])
 
@@ -183,12 +189,7 @@ async def test_the_judge_closes_questioning_that_only_repeats_itself(close):
     questioning goes on with the same words."""
     same = "I took the laptops from the warehouse because I needed money for rent that month."
 
-    def stuck(request):
-        if request.agent == "defendant" and request.inputs.get("kind") == "answer":
-            return {"text": same}
-        return None
-
-    record, _ = await trial(load_case(ENGLISH), Scripted(stuck), close_stalled=close, max_turns=10)
+    record, _ = await trial(load_case(ENGLISH), saying("defendant", "answer", same), close_stalled=close, max_turns=10)
     lines = [e for e in entries(record) if e.stage == "investigation"]
     answers = [e for e in lines if e.speaker == "defendant" and e.text == same]
     stalled = [e for e in lines if e.text == "The court has heard this already; it need not be repeated."]
@@ -205,12 +206,7 @@ async def test_the_judge_closes_questioning_that_only_repeats_itself(close):
 async def test_a_chinese_trial_closes_stalled_questioning_in_chinese():
     same = "我承认起诉书指控的事实，我自愿认罪，请求法庭从轻处罚。"
 
-    def stuck(request):
-        if request.agent == "defendant" and request.inputs.get("kind") == "answer":
-            return {"text": same}
-        return None
-
-    record, _ = await trial(load_case(LJP / "cases" / "10.json"), Scripted(stuck))
+    record, _ = await trial(load_case(LJP / "cases" / "10.json"), saying("defendant", "answer", same))
     lines = [e for e in entries(record) if e.stage == "investigation"]
     assert [e.text for e in lines if e.speaker == "judge"][-2:] == ["本庭已经听清，相关内容不再重复。", "法庭调查结束。"]
     assert sum(e.text == same for e in lines) == 2 and record.status == "complete"
@@ -219,12 +215,7 @@ async def test_a_chinese_trial_closes_stalled_questioning_in_chinese():
 async def test_the_judge_closes_the_argument_on_a_focus_once_it_repeats():
     same = "The defendant's own words prove the charge beyond doubt and the sentence must reflect it."
 
-    def stuck(request):
-        if request.agent == "prosecution" and request.inputs.get("kind") == "debate":
-            return {"text": same}
-        return None
-
-    record, _ = await trial(load_case(ENGLISH), Scripted(stuck), debate_rounds=3)
+    record, _ = await trial(load_case(ENGLISH), saying("prosecution", "debate", same), debate_rounds=3)
     debate = [e for e in entries(record) if e.stage == "debate"]
     argued = [e for e in debate if e.text == same]
     # focus 1 hears one round (nothing repeated yet) and then a second, whose repeat closes it;
