@@ -14,7 +14,7 @@ from ..config import Settings, load_settings
 from ..errors import InputError
 from ..store import RunStore, checked_runs_dir
 from . import datasets, report
-from .methods import BASELINES, COURT_METHODS
+from .methods import BASELINES, COURT_METHODS, is_baseline
 from .runner import Plan, Reporter, Results, Runner, eval_id, mirror_question, selected_rows, settings_models
 
 
@@ -59,9 +59,13 @@ def _methods(procedure: str | None, baselines: Sequence[str], order_control: boo
     if unknown:
         raise InputError(f"unknown baseline '{unknown[0]}'; use {' or '.join(BASELINES)} (or none)")
     arm = [order_arm(procedure, settings or Settings())] if order_control and procedure else []
+    shots: list[str] = []
     if procedure:  # decisions the trial makes beside its verdict (the classification court's other way)
-        arm += list(get(procedure).arms((settings or Settings()).procedure_params(procedure)))
-    methods = (["court"] if procedure else []) + arm + chosen
+        params = (settings or Settings()).procedure_params(procedure)
+        arm += list(get(procedure).arms(params))
+        # each baseline again at every other number of precedents a bench beside the verdict reads
+        shots = [f"{b}-{k}-shot" for k in get(procedure).baseline_shots(params) for b in chosen]
+    methods = (["court"] if procedure else []) + arm + chosen + shots
     if not methods:
         raise InputError("nothing to evaluate: give a --procedure, a --baseline, or both")
     return procedure, methods
@@ -115,13 +119,13 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
                              "so run it without --batch")
         if not source.yes_no:
             raise InputError(f"--batch sends yes/no baselines; dataset {source.name} has labels {', '.join(source.labels)}")
-        if not any(m in BASELINES for m in methods):
+        if not any(is_baseline(m) for m in methods):
             raise InputError("--batch sends the baselines as one batch; add --baseline single or majority")
         for role in ("judge", "jury"):
             if settings.model_for(role).backend != "anthropic":
                 raise InputError("--batch uses Anthropic's Message Batches API; use --backend anthropic")
     mirrors = {item.id: mirror_question(item) for item in items} if mirror else {}
-    arms = tuple(m for m in methods if m not in COURT_METHODS and m not in BASELINES)  # read from the court's trial
+    arms = tuple(m for m in methods if m not in COURT_METHODS and not is_baseline(m))  # read from the court's trial
     return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors, fragility, arms)
 
 

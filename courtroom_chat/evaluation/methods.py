@@ -16,6 +16,7 @@ JSON parsing and, like every court role, one repair when a reply does not parse.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -41,6 +42,26 @@ from .datasets import NO, YES
 
 Status = Literal["decided", "undecided", "failed"]
 BASELINES = ("single", "majority")
+SHOT_BASELINE = re.compile(r"(single|majority)-(\d)-shot")
+
+
+def baseline_of(method: str) -> tuple[str, int | None] | None:
+    """A baseline method's kind and, for one run at another number of precedents than the
+    court's verdict reads (``single-0-shot``, ``majority-2-shot``: the classification court's
+    ``compare_shots``), that number; None for a method that is no baseline."""
+    if method in BASELINES:
+        return method, None
+    found = SHOT_BASELINE.fullmatch(method)
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+def is_baseline(method: str) -> bool:
+    return baseline_of(method) is not None
+
+
+def kind(method: str) -> str:
+    """``single`` or ``majority`` for a baseline at any number of precedents; else the method."""
+    return (baseline_of(method) or (method, None))[0]
 
 
 @dataclass
@@ -312,7 +333,7 @@ class Baselines:
     def spec(self, method: str) -> ModelSpec:
         """The model a baseline asks: the judge's for ``single``, the jury's for ``majority``
         (the same model whenever every role is on one)."""
-        return self.settings.model_for("judge" if method == "single" else "jury")
+        return self.settings.model_for("judge" if kind(method) == "single" else "jury")
 
     def request(self, method: str, case: Case, number: int, temperature: float | None, seed: int,
                 labels: Sequence[str] | None = None) -> ModelRequest:
@@ -321,10 +342,10 @@ class Baselines:
         if self.answer is not None:
             return self.own_request(method, case, number, temperature, seed)
         choosing = bool(labels)
-        shots = self.precedents(case, seed) if choosing else ""
+        shots = self.precedents(case, seed, (baseline_of(method) or (method, None))[1]) if choosing else ""
         # role "juror": the voter the scripted backend knows how to answer; real backends ignore roles
         return ModelRequest(
-            agent=f"{method}-{number}" if method == "majority" else method,
+            agent=f"{method}-{number}" if kind(method) == "majority" else method,
             role="juror",
             system=CHOOSE_SYSTEM if choosing else SYSTEM,
             prefix=case_block(case),
@@ -339,21 +360,23 @@ class Baselines:
                     "min_words": 5, "exhibits": [], "seed": seed, "labels": list(labels or ())},
         )
 
-    def precedents(self, case: Case, seed: int) -> str:
+    def precedents(self, case: Case, seed: int, shots: int | None = None) -> str:
         """Few-shot: a labelled item whose dataset brings a precedent pool (``inputs["pool"]``)
         shows the baselines the same number of precedents, chosen the same way, as the
         classification court's judges (``[procedures.classification] precedents``,
         ``precedent_choice``, ``retrieval``), after the text: the published table compares
-        single and multiple calls with the courts at the same number of shots."""
+        single and multiple calls with the courts at the same number of shots. ``shots`` (a
+        baseline beside a ``compare_shots`` bench) sets another number."""
         if not case.inputs.get("pool"):
             return ""
         p = self.settings.procedure_params("classification")
-        if not p.precedents:
+        k = p.precedents if shots is None else shots
+        if not k:
             return ""
         from ..procedures.classification.labels import case_text
         from ..procedures.classification.precedents import precedents, precedents_text
 
-        hits = precedents(case_text(case), case.inputs["pool"], k=p.precedents, choice=p.precedent_choice,
+        hits = precedents(case_text(case), case.inputs["pool"], k=k, choice=p.precedent_choice,
                           method=p.retrieval, seed=seed, pool_seed=int(case.inputs.get("pool_seed", 0) or 0))
         return f"{precedents_text(hits)}\n" if hits else ""
 
@@ -366,7 +389,7 @@ class Baselines:
         backend = self.pool.get(self.spec(method))
         procedure = get(fmt.procedure) if fmt.procedure else None
         return ModelRequest(
-            agent=f"{method}-{number}" if method == "majority" else method, role=fmt.role, system=fmt.system,
+            agent=f"{method}-{number}" if kind(method) == "majority" else method, role=fmt.role, system=fmt.system,
             prefix=procedure.case_block(case) if procedure is not None else case_block(case), prompt=fmt.prompt,
             schema=fmt.schema, schema_name=fmt.wire.__name__,
             temperature=temperature if backend.accepts_temperature else None, max_tokens=fmt.max_tokens, case=case,
@@ -375,7 +398,7 @@ class Baselines:
 
     def temperatures(self, method: str) -> list[float]:
         params = self.settings.procedure_params("decision")  # the jurors' temperatures, the judge's for single
-        if method == "single":
+        if kind(method) == "single":
             return [params.judge_temperature]
         return params.juror_temperatures()
 
@@ -428,6 +451,7 @@ def combine(method: str, answers: list[Any], log: list[dict[str, Any]], seconds:
             fmt: AnswerFormat | None = None) -> Prediction:
     """A baseline's prediction from its answers: the answer itself for ``single``, the majority
     of the valid votes for ``majority`` (a tie or no valid vote is undecided)."""
+    method = kind(method)
     costs = [c["cost_usd"] for c in log]
     spent = dict(cost_usd=None if None in costs else round(sum(costs), 6), calls=len(log),
                  input_tokens=sum(c["input_tokens"] for c in log), output_tokens=sum(c["output_tokens"] for c in log),

@@ -30,12 +30,12 @@ from ..motion import motion_for
 from ..store import RunStore
 from .datasets import NO, YES, Dataset, Item, stable_seed
 from .methods import (
-    BASELINES,
     COURT_METHODS,
     Baselines,
     Prediction,
     arm_prediction,
     court_settings,
+    is_baseline,
     run_baseline,
     run_court,
 )
@@ -333,8 +333,8 @@ class Runner:
             self.record(unit, prediction, units)
 
         arms = set(self.plan.arms)  # an arm's row is written with its court trial's, never run alone
-        batched = [u for u in todo if self.plan.batch and u.method in BASELINES]
-        jobs = [one(u) for u in todo if u.method not in arms and not (self.plan.batch and u.method in BASELINES)]
+        batched = [u for u in todo if self.plan.batch and is_baseline(u.method)]
+        jobs = [one(u) for u in todo if u.method not in arms and not (self.plan.batch and is_baseline(u.method))]
         if batched:
             from .batch import run_batch
 

@@ -106,6 +106,12 @@ class Procedure:
         the agents only it used, ``only``, and the verdict's own it did without, ``without``)."""
         return ()
 
+    def baseline_shots(self, params: BaseModel) -> tuple[int, ...]:
+        """Numbers of precedents that benches beside the verdict read other than the verdict's
+        own: an evaluation runs each baseline again at each (``single-0-shot``), so one call and
+        a majority of calls are compared with the court at the same number of shots."""
+        return ()
+
     async def run(self, court: Court) -> None:
         raise NotImplementedError
 

@@ -411,6 +411,83 @@ def test_compare_precedents_without_precedents_is_refused_in_one_line(tmp_path, 
     assert "compare_precedents compares two ways of choosing precedents, but precedents = 0" in result.output
 
 
+async def test_compare_shots_seats_benches_reading_other_numbers_of_precedents(tmp_path, monkeypatch):
+    """The published few-shot table inside one trial: per number of precedents in compare_shots
+    the whole bench sits again in the verdict's mode, and with compare_modes in the other way
+    (sharing that bench's judge 1), on the same hearing and arguments, each judge reading that
+    many precedents chosen as the verdict's are."""
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    backend = ScriptedBackend()
+    s = settings(judges=3, precedents=1, compare_modes=True, compare_shots=[0, 2])
+    events = []
+    record = await Trial(case(pool=POOL), s, store=None, seed=4, backends={"scripted": backend}).run(events.append)
+    from courtroom_chat.procedures import get
+
+    names = ("court-sequential", "court-0-shot", "court-sequential-0-shot", "court-2-shot", "court-sequential-2-shot")
+    assert get("classification").arms(s.procedure_params("classification")) == names
+    assert get("classification").baseline_shots(s.procedure_params("classification")) == (0, 2)
+    arms = record.outcome.data["arms"]
+    assert tuple(arms) == names
+    judges = [c.agent for c in backend.calls if c.role == "judge" and not c.repairs]
+    assert judges == ["judge-1", "judge-2", "judge-3", "judge-2-sequential", "judge-3-sequential",
+                      "judge-1-0-shot", "judge-2-0-shot", "judge-3-0-shot",
+                      "judge-2-sequential-0-shot", "judge-3-sequential-0-shot",
+                      "judge-1-2-shot", "judge-2-2-shot", "judge-3-2-shot",
+                      "judge-2-sequential-2-shot", "judge-3-sequential-2-shot"]
+    assert arms["court-0-shot"]["mode"] == "parallel" and arms["court-0-shot"]["shots"] == 0
+    assert arms["court-0-shot"]["only"] == ["judge-1-0-shot", "judge-2-0-shot", "judge-3-0-shot"]
+    assert arms["court-sequential-2-shot"]["mode"] == "sequential" and arms["court-sequential-2-shot"]["shots"] == 2
+    assert arms["court-sequential-2-shot"]["only"] == ["judge-1-2-shot", "judge-2-sequential-2-shot",
+                                                       "judge-3-sequential-2-shot"]  # judge 1 shared
+    assert arms["court-sequential-2-shot"]["without"] == ["judge-1", "judge-2", "judge-3"]
+    prompts = {c.agent: c.prompt for c in backend.calls if c.role == "judge" and not c.repairs}
+    for n in (1, 2, 3):
+        assert "PRECEDENTS" not in prompts[f"judge-{n}-0-shot"]
+        assert prompts[f"judge-{n}-2-shot"].count("was labelled") == 2 and prompts[f"judge-{n}"].count("was labelled") == 1
+        # the same hearing and arguments: the prompts differ only in their precedents
+        assert prompts[f"judge-{n}"].split("PRECEDENTS")[0] == prompts[f"judge-{n}-2-shot"].split("PRECEDENTS")[0]
+    assert "THE PREVIOUS JUDGE (judge 2) decided" in prompts["judge-3-sequential-0-shot"]
+    assert "PREVIOUS JUDGE" not in prompts["judge-2-0-shot"]
+    two = await Trial(case(pool=POOL), settings(judges=3, precedents=2), store=None, seed=4).run()
+    assert record.outputs["precedents_shots"] == {"0": [], "2": two.outputs["precedents"]}  # chosen as the verdict's
+    assert record.outcome.answer == (await Trial(case(pool=POOL), settings(judges=3, precedents=1), store=None,
+                                                 seed=4).run()).outcome.answer  # the verdict is its own bench's
+    md = record.outcome.markdown
+    assert "Reading no precedents, on the same hearing" in md and "Reading 2 precedents in sequence, on the same" in md
+    titles = [e.title for e in events if getattr(e, "agent", "") == "judge-3-sequential-2-shot" and getattr(e, "title", "")]
+    assert titles and all(t.startswith("Judge 3 · 2 precedents, sequential") for t in titles)
+
+
+async def test_compare_shots_is_planned_by_the_dry_run_and_not_run_again_by_fragility(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
+    s = settings(judges=3, precedents=0, compare_shots=[1])
+    events = []
+    await Trial(case(pool=POOL), s, store=None, dry_run=True).run(events.append)
+    planned = [e for e in events if e.type == "prompt_planned"]
+    assert [e.agent for e in planned][-6:] == ["judge-1", "judge-2", "judge-3", "judge-1-1-shot", "judge-2-1-shot",
+                                                "judge-3-1-shot"]
+    assert "PRECEDENTS: [the 1 most similar labelled examples]" in str(planned[-1].model_dump())
+    assert "PRECEDENTS" not in str(planned[-4].model_dump())
+    record = await Trial(case(pool=POOL), s, store=None, fragility=True).run()
+    assert record.outputs["precedents_shots"]["1"] and not record.outputs["precedents"]
+    again = [c for c in record.calls if c.stage.startswith("fragility:")]
+    assert len(again) == 3 and not any(c.agent.endswith("-shot") for c in again)
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("precedents = 1\ncompare_shots = [1, 2]", "names the verdict's own precedents = 1"),
+    ("compare_shots = [2, 2]", "repeats a number"),
+    ("compare_shots = [4]", "4 precedents is out of range; give numbers from 0 to 3"),
+])
+def test_compare_shots_that_repeat_or_leave_the_range_are_refused_in_one_line(line, message, tmp_path, runs_dir):
+    config = tmp_path / "c.toml"
+    config.write_text(f"[procedures.classification]\n{line}\n")
+    result = CliRunner().invoke(app, ["run", "-p", "classification", "-q", EMOTIONS, "-c", "-", "--dry-run",
+                                      "--config", str(config), "--runs-dir", str(runs_dir)], input=TEXT)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert message in result.output
+
+
 @pytest.mark.parametrize(("shuffled", "tag"), [(False, "shuffled"), (True, "fixed")])
 async def test_compare_orders_seats_a_bench_that_reads_labels_and_arguments_the_other_way(shuffled, tag):
     """The order control (issue 21) inside one trial: the whole bench sits again on the same

@@ -106,6 +106,12 @@ async def test_baselines_see_the_judges_precedents_few_shot():
     assert "PRECEDENTS" not in none.request("single", case, 1, 0.2, 3, labels).prompt
     unpooled = Case(question=case.question, inputs={"labels": labels}, context=case.context)
     assert "PRECEDENTS" not in shown.request("single", unpooled, 1, 0.2, 3, labels).prompt
+    # a baseline beside a compare_shots bench sees its own number, whatever precedents says
+    assert shown.request("single-2-shot", case, 1, 0.2, 3, labels).prompt.count("was labelled") == 2
+    zero = shown.request("majority-0-shot", case, 4, 0.5, 3, labels)
+    assert "PRECEDENTS" not in zero.prompt and zero.agent == "majority-0-shot-4" and zero.role == "juror"
+    assert shown.temperatures("majority-0-shot") == shown.temperatures("majority")
+    assert shown.spec("single-0-shot") == shown.spec("single")
 
 
 def test_a_court_record_is_read_by_its_label_for_a_label_set():
@@ -185,6 +191,28 @@ def test_compare_precedents_scores_retrieved_and_random_precedents_on_the_same_t
     court = {r["item"]: r["run_id"] for r in ev.summary["rows"] if r["method"] == "court"}
     rows = [r for r in ev.summary["rows"] if r["method"] == "court-random-precedents"]
     assert rows and all(r["run_id"] == court[r["item"]] for r in rows)  # read from the court's own trial
+
+
+def test_compare_shots_scores_the_court_and_both_baselines_at_each_number_of_precedents(benchmarks, tmp_path,
+                                                                                       monkeypatch):
+    """One evaluation gives the few-shot table: the court's benches at each number of precedents
+    read from the same trials, and each baseline run again at each, seeing that many."""
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings().with_backend("scripted").with_params(
+        "classification", {"judges": 3, "precedents": 1, "compare_modes": True, "compare_shots": [0, 2]})
+    ev = evaluate("rte", procedure="classification", baselines=["single", "majority"], limit=2, settings=settings,
+                  runs_dir=tmp_path / "runs")
+    assert ev.summary["methods"] == ["court", "court-sequential", "court-0-shot", "court-sequential-0-shot",
+                                     "court-2-shot", "court-sequential-2-shot", "single", "majority",
+                                     "single-0-shot", "majority-0-shot", "single-2-shot", "majority-2-shot"]
+    results = ev.summary["results"]
+    assert all(results[m]["n"] == 2 and results[m]["failed"] == 0 for m in ev.summary["methods"])
+    assert results["court-0-shot"]["calls_per_item"] == 1 + 2 + 3  # the hearing, two counsels, its own judges
+    assert results["court-sequential-2-shot"]["calls_per_item"] == 1 + 2 + 3  # judge 1 shared with court-2-shot
+    assert results["majority-2-shot"]["calls_per_item"] == 5 and results["single-0-shot"]["calls_per_item"] == 1
+    court = {r["item"]: r["run_id"] for r in ev.summary["rows"] if r["method"] == "court"}
+    assert all(r["run_id"] == court[r["item"]] for r in ev.summary["rows"] if r["method"].startswith("court-"))
+    assert {"single-2-shot", "majority-2-shot"} <= set(ev.summary["comparisons"])
 
 
 def test_compare_orders_scores_the_other_order_and_its_order_check(benchmarks, tmp_path, monkeypatch):

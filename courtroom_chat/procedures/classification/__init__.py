@@ -37,6 +37,22 @@ from .wire import ArgumentReply, HearingReply, JudgeReply, match_label
 SIDES = ("prosecutor", "attorney")
 MODES = ("parallel", "sequential")
 ORDER_TAGS = ("shuffled", "fixed", "reordered")
+SHOT_TAG = re.compile(r"(?:(parallel|sequential)-)?(\d)-shot")
+
+
+def shot_tag(k: int, mode: str = "") -> str:
+    """The tag of a bench reading ``k`` precedents (``compare_shots``): ``2-shot`` in the
+    verdict's mode, ``sequential-2-shot`` in the other way's."""
+    return f"{mode}-{k}-shot" if mode else f"{k}-shot"
+
+
+def shots_of(tag: str) -> int | None:
+    found = SHOT_TAG.fullmatch(tag)
+    return int(found.group(2)) if found else None
+
+
+def precedents_phrase(k: int) -> str:
+    return "no precedents" if k == 0 else "1 precedent" if k == 1 else f"{k} precedents"
 
 
 class Parameters(BaseModel):
@@ -72,6 +88,11 @@ class Parameters(BaseModel):
                                   "reads them in one order, as by default; in one order when it shuffles them), on the "
                                   "same hearing and arguments, by a bench in the verdict's mode: the order control of "
                                   "`courtroom eval --order-control` for a bench's calls instead of a second trial")
+    compare_shots: tuple[int, ...] = Field((), description="Also decide reading each of these numbers of precedents "
+                                           "(0-3, other than precedents), by a bench in the verdict's mode (and the "
+                                           "other mode too with compare_modes), on the same hearing and arguments: "
+                                           "the published few-shot table for a bench's calls instead of a trial each; "
+                                           "an evaluation runs its baselines at each number too (single-0-shot)")
     ambiguity_samples: int = Field(0, ge=0, le=9, description="Sampled hearings to measure ambiguity (0: off; 5 as "
                                                               "published): ambiguous when their top label changes")
     hearing_temperature: float = Field(0.2, ge=0.0, le=2.0, description="Hearing temperature")
@@ -88,6 +109,12 @@ class Parameters(BaseModel):
         if self.compare_precedents and self.precedents == 0:
             raise ValueError("compare_precedents compares two ways of choosing precedents, but precedents = 0 gives "
                              "the judges none; set precedents to 1-3 or compare_precedents = false")
+        wrong = [k for k in self.compare_shots if not 0 <= k <= 3]
+        if wrong:
+            raise ValueError(f"compare_shots: {wrong[0]} precedents is out of range; give numbers from 0 to 3")
+        if self.precedents in self.compare_shots or len(set(self.compare_shots)) < len(self.compare_shots):
+            raise ValueError(f"compare_shots {list(self.compare_shots)} repeats a number or names the verdict's own "
+                             f"precedents = {self.precedents}; give each other number once")
         return self
 
     def judge_specs(self) -> list[str]:
@@ -110,9 +137,12 @@ class Parameters(BaseModel):
         return self.shuffle_labels, self.shuffle_arguments
 
     def bench_mode(self, tag: str) -> str:
-        """The mode of the bench named by ``tag``: the other way's (``compare_modes``) is its tag;
-        the verdict's, the other precedents' and the other order's is ``mode``."""
-        return tag if tag in MODES else self.mode
+        """The mode of the bench named by ``tag``: the other way's (``compare_modes``) is its tag,
+        a bench reading another number of precedents in the other way's (``sequential-0-shot``)
+        its first word; the verdict's, the other precedents', the other order's and a number of
+        precedents' in the verdict's mode (``0-shot``) is ``mode``."""
+        head = tag.split("-")[0]
+        return head if head in MODES else self.mode
 
 
 def quoted(reply: dict[str, Any]) -> str:
@@ -157,11 +187,12 @@ class ClassificationCourt(Procedure):
         """Before any model call, a dry run too: the precedent pool the judges will read, checked
         (a bad one is one line), or a warning that they read none though precedents are asked for."""
         p = court.params
-        if p.precedents <= 0:
+        if max((p.precedents, *p.compare_shots)) <= 0:
             return
         source = court.case.inputs.get("pool") or p.precedent_pool
         if not source:
-            court.warn("court", "no_precedents", f"precedents = {p.precedents} but no precedent pool is named: the "
+            asked = f"precedents = {p.precedents}" if p.precedents else f"compare_shots = {list(p.compare_shots)}"
+            court.warn("court", "no_precedents", f"{asked} but no precedent pool is named: the "
                        "judges decide without precedents; give one with --input pool=FILE.jsonl or "
                        "[procedures.classification] precedent_pool, or set precedents = 0")
             return
@@ -328,7 +359,17 @@ class ClassificationCourt(Procedure):
             return ()
         return ((f"court-{self.other_mode(params)}",) if params.compare_modes else ()) + \
             ((self.precedents_arm(params),) if params.compare_precedents else ()) + \
-            ((self.orders_arm(params),) if params.compare_orders else ())
+            ((self.orders_arm(params),) if params.compare_orders else ()) + \
+            tuple(f"court-{tag}" for tag in self.shot_tags(params))
+
+    def shot_tags(self, params: Parameters) -> list[str]:
+        """``compare_shots``: per number of precedents, the bench in the verdict's mode and, with
+        ``compare_modes``, the one in the other way's (``court-0-shot``, ``court-sequential-0-shot``)."""
+        return [tag for k in params.compare_shots
+                for tag in (shot_tag(k), *((shot_tag(k, self.other_mode(params)),) if params.compare_modes else ()))]
+
+    def baseline_shots(self, params: BaseModel) -> tuple[int, ...]:
+        return tuple(params.compare_shots) if isinstance(params, Parameters) else ()
 
     @staticmethod
     def judge_agent_name(n: int, tag: str = "") -> str:
@@ -339,8 +380,10 @@ class ClassificationCourt(Procedure):
         verdict's: the other way's (``compare_modes``, tagged by its mode) or the one reading the
         other precedents (``compare_precedents``, tagged ``random`` or ``similar``) or the one reading
         labels and arguments in the other order (``compare_orders``, tagged ``shuffled`` or ``fixed``)."""
+        k = shots_of(tag)
         title = f"Judge {n}" + (f" · {tag}" if tag in MODES else f" · {tag} order" if tag in ORDER_TAGS
-                                else f" · {tag} precedents" if tag else "")
+                                else f" · {precedents_phrase(k)}" + ("" if tag == shot_tag(k) else f", {tag.split('-')[0]}")
+                                if k is not None else f" · {tag} precedents" if tag else "")
         name = self.judge_agent_name(n, tag)
         agent = court.agent(name, "judge", title, "judgment", temperature=court.params.judge_temperature)
         specs = court.params.judge_specs()
@@ -366,11 +409,13 @@ class ClassificationCourt(Procedure):
             build="; say where you agree with the previous judge and where you do not" if sequential else "",
         )
 
-    def choose(self, court: Court, choice: str) -> list[Any]:
-        """The precedents the judges read, chosen by ``choice`` (similar or random)."""
+    def choose(self, court: Court, choice: str, k: int | None = None) -> list[Any]:
+        """The precedents the judges read, chosen by ``choice`` (similar or random): ``precedents``
+        of them, or ``k`` (a ``compare_shots`` bench)."""
         p = court.params
+        k = p.precedents if k is None else k
         return precedents(case_labels.case_text(court.case), court.case.inputs.get("pool") or p.precedent_pool,
-                          k=p.precedents, choice=choice, method=p.retrieval, seed=court.seed,
+                          k=k, choice=choice, method=p.retrieval, seed=court.seed,
                           pool_seed=seed_of(court.case.inputs.get("pool_seed")))
 
     @staticmethod
@@ -387,6 +432,7 @@ class ClassificationCourt(Procedure):
         other: dict[int, dict[str, Any]] = {}  # compare_modes: the other way's bench, judge 1 shared
         besides: dict[int, dict[str, Any]] = {}  # compare_precedents: the bench that read the other precedents
         reordered: dict[int, dict[str, Any]] = {}  # compare_orders: the bench that read in the other order
+        shots: dict[str, dict[int, dict[str, Any]]] = {}  # compare_shots: per tag, a bench reading another number
         pair = [first, second]
 
         async def sit(n: int, previous: dict[str, Any] | None, into: dict[int, dict[str, Any]], tag: str = "",
@@ -409,6 +455,8 @@ class ClassificationCourt(Procedure):
                                      inputs={"first": first, "second": second, "number": n, "sides": sides,
                                              "previous": previous, "precedents": [h.example.label for h in read],
                                              **({"mode": tag} if tag in MODES else {"order": tag} if tag in ORDER_TAGS
+                                                else {"shots": shots_of(tag), "mode": p.bench_mode(tag)}
+                                                if shots_of(tag) is not None
                                                 else {"precedent_choice": tag} if tag else {})})
             court.settle(agent, answer, skip={"judge_label"})
             label = match_label(answer.value.label, pair)
@@ -456,7 +504,21 @@ class ClassificationCourt(Procedure):
                 # the whole bench again, in the verdict's mode, on the same hearing, arguments and
                 # precedents, each judge reading the labels and arguments the other way
                 await bench(1, reordered, p.order_tag())
-            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides, reordered)
+            if p.compare_shots and compare:
+                # per number of precedents, the whole bench again in the verdict's mode on the same
+                # hearing and arguments, each judge reading that many (chosen as the verdict's are);
+                # with compare_modes the other way too, sharing that bench's judge 1
+                kept = {}
+                for k in p.compare_shots:
+                    read = self.choose(court, p.precedent_choice, k)
+                    kept[str(k)] = self.kept_hits(read)
+                    sat = shots[shot_tag(k)] = {}
+                    await bench(1, sat, shot_tag(k), read)
+                    if p.compare_modes:
+                        theirs = shots[shot_tag(k, self.other_mode(p))] = {1: sat[1]}
+                        await bench(2, theirs, shot_tag(k, self.other_mode(p)), read)
+                court.keep("precedents_shots", kept)
+            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides, reordered, shots)
 
     @staticmethod
     def resolve(mode: str, ordered: list[dict[str, Any]], first: str, second: str) -> tuple[str, str, dict[str, int], bool]:
@@ -475,7 +537,8 @@ class ClassificationCourt(Procedure):
                  sides: dict[str, str], ambiguous: bool | None, stage: Any,
                  other: dict[int, dict[str, Any]] | None = None,
                  besides: dict[int, dict[str, Any]] | None = None,
-                 reordered: dict[int, dict[str, Any]] | None = None) -> None:
+                 reordered: dict[int, dict[str, Any]] | None = None,
+                 shots: dict[str, dict[int, dict[str, Any]]] | None = None) -> None:
         p = court.params
         ordered = [decisions[n] for n in sorted(decisions)]
         label, how, votes, tie = self.resolve(p.mode, ordered, first, second)
@@ -502,12 +565,12 @@ class ClassificationCourt(Procedure):
             beside = (f" Decided {way} on the same hearing and arguments, the bench would say **{other_label}** "
                       f"({other_how}).")
 
-        def whole_bench(name: str, sat: dict[int, dict[str, Any]], reading: str, **about: Any) -> str:
+        def whole_bench(name: str, sat: dict[int, dict[str, Any]], reading: str, mode: str = p.mode, **about: Any) -> str:
             """A whole bench that sat beside the verdict's, in its mode (``compare_precedents``,
-            ``compare_orders``): kept as an arm, and said in a sentence."""
+            ``compare_orders``) or in ``mode`` (``compare_shots``): kept as an arm, and said in a sentence."""
             theirs = [sat[n] for n in sorted(sat)]
-            their_label, their_how, their_votes, their_tie = self.resolve(p.mode, theirs, first, second)
-            arms[name] = {"mode": p.mode, **about, "label": their_label, "tie": their_tie, "judges": theirs,
+            their_label, their_how, their_votes, their_tie = self.resolve(mode, theirs, first, second)
+            arms[name] = {"mode": mode, **about, "label": their_label, "tie": their_tie, "judges": theirs,
                           "split": f"{their_votes[first]}–{their_votes[second]}",
                           "only": [d["agent"] for d in theirs], "without": [d["agent"] for d in ordered]}
             if about.get("order"):  # did this bench's votes follow the orders it read the labels in?
@@ -525,6 +588,10 @@ class ClassificationCourt(Procedure):
             tag = p.order_tag()
             way = {"shuffled": "each in its own order", "fixed": "in one order"}.get(tag, "the other way")
             beside += whole_bench(self.orders_arm(p), reordered, f"Reading the labels and arguments {way}", order=tag)
+        for tag, sat in (shots or {}).items():
+            k, mode = shots_of(tag), p.bench_mode(tag)
+            way = "" if mode == p.mode else " in sequence" if mode == "sequential" else " in parallel"
+            beside += whole_bench(f"court-{tag}", sat, f"Reading {precedents_phrase(k or 0)}{way}", mode, shots=k)
         court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side,
                                 **({"arms": {k: {x: v[x] for x in ("label", "split", "tie")} for k, v in arms.items()}}
                                    if arms else {})})
@@ -606,9 +673,9 @@ class ClassificationCourt(Procedure):
                               self.argue_prompt(court, first, second, side, label), ArgumentReply)
         arguments = {s: {"label": f"[the {s}'s label]", "argument": f"[the {s}'s argument and verified quotes]"}
                      for s in SIDES}
-        def planned(choice: str) -> str:
+        def planned(choice: str, k: int = p.precedents) -> str:
             kind = "random" if choice == "random" else "most similar"
-            return f"PRECEDENTS: [the {p.precedents} {kind} labelled examples]\n" if p.precedents else ""
+            return f"PRECEDENTS: [the {k} {kind} labelled examples]\n" if k else ""
 
         cited = planned(p.precedent_choice)
         previous = {"number": "n-1", "label": "[its label]", "confidence": "[its estimate]", "reasoning": "[its reasoning]"}
@@ -631,6 +698,11 @@ class ClassificationCourt(Procedure):
             for n in range(1, p.judges + 1):
                 court.plan_prompt("judgment", self.judge_agent(court, n, tag),
                                   self.judge_prompt(court, n, first, second, arguments, cited, previous, tag), JudgeReply)
+        for tag in self.shot_tags(p):
+            read = planned(p.precedent_choice, shots_of(tag) or 0)
+            for n in range(1 if tag == shot_tag(shots_of(tag) or 0) else 2, p.judges + 1):
+                court.plan_prompt("judgment", self.judge_agent(court, n, tag),
+                                  self.judge_prompt(court, n, first, second, arguments, read, previous, tag), JudgeReply)
 
 
 datasets.install()  # rte, boolq, qnli, anli, emotion for `courtroom eval` (a registry entry each, nothing read)
