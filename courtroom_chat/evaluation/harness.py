@@ -175,6 +175,8 @@ async def evaluate_async(
         "mirror": mirror, "batch": batch, "fragility": fragility, "runs_dir": str(store.root), "folder": str(results.folder),
         "updated_at": datetime.now(UTC).isoformat(),
     }
+    if the_plan.procedure and any(m.endswith("-shot") for m in the_plan.methods):  # the few-shot table's own column
+        meta["precedents"] = getattr(settings.procedure_params(the_plan.procedure), "precedents", None)
     results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
                                      "items": [i.id for i in the_plan.items]})
     if progress is True:

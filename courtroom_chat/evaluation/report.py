@@ -14,6 +14,7 @@ as often either way cannot be told from chance by any method here.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -200,6 +201,38 @@ def switches(rows: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
     return dict(sorted(out.items()))
 
 
+STRUCTURES = {"single": "single (one call)", "majority": "multiple (majority of five calls)",
+              "court": "the court", "court-parallel": "the court in parallel", "court-sequential": "the court in sequence"}
+
+
+def structure(base: str, bases: Any) -> str:
+    """A row of the few-shot table: the verdict's court is named by its mode where the other
+    mode's bench beside it says which that is."""
+    if base == "court" and "court-sequential" in bases:
+        return STRUCTURES["court-parallel"]
+    if base == "court" and "court-parallel" in bases:
+        return STRUCTURES["court-sequential"]
+    return STRUCTURES[base]
+
+
+def shots_table(methods: list[str], results: dict[str, dict[str, Any]], own: int | None) -> dict[str, dict[int, Any]]:
+    """The few-shot table of an evaluation that ran benches and baselines at other numbers of
+    precedents (``court-0-shot``, ``single-2-shot``): per structure, its accuracy at each
+    number, the verdict's own number (``own``) for the methods named without one. Empty when
+    none ran at another number."""
+    if own is None or not any(re.fullmatch(r".+-\d-shot", m) for m in methods):
+        return {}
+    table: dict[str, dict[int, Any]] = {}
+    for m in methods:
+        found = re.fullmatch(r"(.+)-(\d)-shot", m)
+        base, k = (found.group(1), int(found.group(2))) if found else (m, own)
+        if base in STRUCTURES:
+            r = results[m]
+            table.setdefault(base, {})[k] = {"method": m, "correct": r["correct"], "n": r["n"],
+                                             "accuracy": r["accuracy"], "ci95": r["ci95"]}
+    return {base: dict(sorted(cells.items())) for base, cells in table.items() if len(cells) > 1}
+
+
 def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, Any]:
     asked = [r for r in rows if r["framing"] == "asked"]
     by_method = {m: [r for r in asked if r["method"] == m] for m in methods}
@@ -218,9 +251,11 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
                   if any((r.get("details") or {}).get("order") for r in by_method[m])},
         "signal": per_call_signal([r for r in asked if r["method"] in ("single", "majority")]) if dataset.yes_no else None,
         "extra": dataset.extra_metrics(rows),
+        "shots": {},
         "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
                                         "confidences", "run_id", "error", "cost_usd", "calls", "seconds")} for r in rows],
     }
+    summary["shots"] = shots_table(methods, summary["results"], meta.get("precedents"))
     return summary
 
 
@@ -259,6 +294,16 @@ def markdown(summary: dict[str, Any]) -> str:
         out.append(f"| {m} | {r['correct']}/{r['n']} = {_pct(r['accuracy'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} "
                    f"| {_pct(r['yes_rate'])} | {r['undecided'] + r['failed']} ({_pct(r['undecided_share'])}) | {cost} "
                    f"| {_num(r['calls_per_item'])} | {_num(tokens, 0)} | {_num(r['seconds_per_item'])} |")
+    if summary.get("shots"):
+        ks = sorted({k for cells in summary["shots"].values() for k in cells})
+        out += _section("Few-shot table: each structure at each number of precedents",
+                        "The benches beside the verdict and the baselines at other numbers of precedents ran on the "
+                        "same items (the benches on the same hearing and arguments), so a column compares structures "
+                        "and a row compares numbers of precedents, item for item.",
+                        ["structure", *(f"{k} precedent{'s' if k != 1 else ''}" for k in ks)],
+                        [[structure(base, summary["shots"]), *(f"{c['correct']}/{c['n']} = {_pct(c['accuracy'])} "
+                                              f"({_pct(c['ci95'][0])}–{_pct(c['ci95'][1])})" if (c := cells.get(k)) else "–"
+                                              for k in ks)] for base, cells in summary["shots"].items()])
     if summary["comparisons"]:
         out += ["", "## The court against each baseline (and each control or other way it was run), item by item", "",
                 "| baseline | items | court fixed | court broke | both right | both wrong | McNemar exact p |",

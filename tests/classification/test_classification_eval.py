@@ -213,6 +213,13 @@ def test_compare_shots_scores_the_court_and_both_baselines_at_each_number_of_pre
     court = {r["item"]: r["run_id"] for r in ev.summary["rows"] if r["method"] == "court"}
     assert all(r["run_id"] == court[r["item"]] for r in ev.summary["rows"] if r["method"].startswith("court-"))
     assert {"single-2-shot", "majority-2-shot"} <= set(ev.summary["comparisons"])
+    shots = ev.summary["shots"]  # the published table: each structure at 0, 1 (the verdict's own) and 2
+    assert list(shots) == ["court", "court-sequential", "single", "majority"]
+    assert all(list(cells) == [0, 1, 2] for cells in shots.values())
+    assert shots["court"][1]["method"] == "court" and shots["court-sequential"][0]["method"] == "court-sequential-0-shot"
+    assert shots["majority"][2]["correct"] == results["majority-2-shot"]["correct"]
+    report = (ev.folder / "report.md").read_text()
+    assert "## Few-shot table" in report and "| the court in parallel |" in report and "| single (one call) |" in report
 
 
 def test_compare_orders_scores_the_other_order_and_its_order_check(benchmarks, tmp_path, monkeypatch):
