@@ -353,8 +353,9 @@ class ClassificationCourt(Procedure):
         """With ``compare_modes`` the trial also decides the other way: an evaluation's
         ``court-sequential`` (or ``court-parallel``) method; with ``compare_precedents`` with the
         other precedents: ``court-random-precedents`` (or ``court-similar-precedents``); with
-        ``compare_orders`` in the other order: ``court-judges-shuffled`` (or ``court-judges-fixed``).
-        Each is read from the same record."""
+        ``compare_orders`` in the other order: ``court-judges-shuffled`` (or ``court-judges-fixed``);
+        with ``compare_shots`` at each other number of precedents: ``court-0-shot`` (and
+        ``court-sequential-0-shot`` with ``compare_modes``). Each is read from the same record."""
         if not isinstance(params, Parameters):
             return ()
         return ((f"court-{self.other_mode(params)}",) if params.compare_modes else ()) + \
@@ -379,7 +380,9 @@ class ClassificationCourt(Procedure):
         """Judge ``n`` of the bench; with ``tag``, judge ``n`` of a bench that sits beside the
         verdict's: the other way's (``compare_modes``, tagged by its mode) or the one reading the
         other precedents (``compare_precedents``, tagged ``random`` or ``similar``) or the one reading
-        labels and arguments in the other order (``compare_orders``, tagged ``shuffled`` or ``fixed``)."""
+        labels and arguments in the other order (``compare_orders``, tagged ``shuffled`` or ``fixed``)
+        or one reading another number of precedents (``compare_shots``, tagged ``0-shot`` or, in the
+        other way, ``sequential-0-shot``)."""
         k = shots_of(tag)
         title = f"Judge {n}" + (f" · {tag}" if tag in MODES else f" · {tag} order" if tag in ORDER_TAGS
                                 else f" · {precedents_phrase(k)}" + ("" if tag == shot_tag(k) else f", {tag.split('-')[0]}")
