@@ -342,10 +342,11 @@ class Baselines:
         if self.answer is not None:
             return self.own_request(method, case, number, temperature, seed)
         choosing = bool(labels)
-        shots = self.precedents(case, seed, (baseline_of(method) or (method, None))[1]) if choosing else ""
+        base, k = baseline_of(method) or (method, None)
+        shots = self.precedents(case, seed, k) if choosing else ""
         # role "juror": the voter the scripted backend knows how to answer; real backends ignore roles
         return ModelRequest(
-            agent=f"{method}-{number}" if kind(method) == "majority" else method,
+            agent=f"{method}-{number}" if base == "majority" else method,
             role="juror",
             system=CHOOSE_SYSTEM if choosing else SYSTEM,
             prefix=case_block(case),

@@ -418,7 +418,7 @@ async def test_compare_shots_seats_benches_reading_other_numbers_of_precedents(t
     many precedents chosen as the verdict's are."""
     monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
     backend = ScriptedBackend()
-    s = settings(judges=3, precedents=1, compare_modes=True, compare_shots=[0, 2])
+    s = settings(judges=3, precedents=1, compare_modes=True, compare_shots="0, 2")
     events = []
     record = await Trial(case(pool=POOL), s, store=None, seed=4, backends={"scripted": backend}).run(events.append)
     from courtroom_chat.procedures import get
@@ -460,7 +460,7 @@ async def test_compare_shots_seats_benches_reading_other_numbers_of_precedents(t
 
 async def test_compare_shots_is_planned_by_the_dry_run_and_not_run_again_by_fragility(tmp_path, monkeypatch):
     monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path))
-    s = settings(judges=3, precedents=0, compare_shots=[1])
+    s = settings(judges=3, precedents=0, compare_shots="1")
     events = []
     await Trial(case(pool=POOL), s, store=None, dry_run=True).run(events.append)
     planned = [e for e in events if e.type == "prompt_planned"]
@@ -475,9 +475,9 @@ async def test_compare_shots_is_planned_by_the_dry_run_and_not_run_again_by_frag
 
 
 @pytest.mark.parametrize(("line", "message"), [
-    ("precedents = 1\ncompare_shots = [1, 2]", "names the verdict's own precedents = 1"),
-    ("compare_shots = [2, 2]", "repeats a number"),
-    ("compare_shots = [4]", "4 precedents is out of range; give numbers from 0 to 3"),
+    ("precedents = 1\ncompare_shots = \"1, 2\"", "names the verdict's own precedents = 1"),
+    ("compare_shots = \"2, 2\"", "repeats a number"),
+    ("compare_shots = \"4\"", "'4' is not a number of precedents from 0 to 3"),
 ])
 def test_compare_shots_that_repeat_or_leave_the_range_are_refused_in_one_line(line, message, tmp_path, runs_dir):
     config = tmp_path / "c.toml"

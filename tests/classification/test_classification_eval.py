@@ -199,7 +199,7 @@ def test_compare_shots_scores_the_court_and_both_baselines_at_each_number_of_pre
     read from the same trials, and each baseline run again at each, seeing that many."""
     monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
     settings = Settings().with_backend("scripted").with_params(
-        "classification", {"judges": 3, "precedents": 1, "compare_modes": True, "compare_shots": [0, 2]})
+        "classification", {"judges": 3, "precedents": 1, "compare_modes": True, "compare_shots": "0, 2"})
     ev = evaluate("rte", procedure="classification", baselines=["single", "majority"], limit=2, settings=settings,
                   runs_dir=tmp_path / "runs")
     assert ev.summary["methods"] == ["court", "court-sequential", "court-0-shot", "court-sequential-0-shot",

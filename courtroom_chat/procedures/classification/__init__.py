@@ -88,8 +88,8 @@ class Parameters(BaseModel):
                                   "reads them in one order, as by default; in one order when it shuffles them), on the "
                                   "same hearing and arguments, by a bench in the verdict's mode: the order control of "
                                   "`courtroom eval --order-control` for a bench's calls instead of a second trial")
-    compare_shots: tuple[int, ...] = Field((), description="Also decide reading each of these numbers of precedents "
-                                           "(0-3, other than precedents), by a bench in the verdict's mode (and the "
+    compare_shots: str = Field("", description="Also decide reading each of these numbers of precedents, "
+                                           "comma-separated (\"0, 2\"; 0-3, other than precedents), by a bench in the verdict's mode (and the "
                                            "other mode too with compare_modes), on the same hearing and arguments: "
                                            "the published few-shot table for a bench's calls instead of a trial each; "
                                            "an evaluation runs its baselines at each number too (single-0-shot)")
@@ -109,13 +109,20 @@ class Parameters(BaseModel):
         if self.compare_precedents and self.precedents == 0:
             raise ValueError("compare_precedents compares two ways of choosing precedents, but precedents = 0 gives "
                              "the judges none; set precedents to 1-3 or compare_precedents = false")
-        wrong = [k for k in self.compare_shots if not 0 <= k <= 3]
+        parts = [part.strip() for part in self.compare_shots.split(",") if part.strip()]
+        wrong = [part for part in parts if not (part.isdigit() and 0 <= int(part) <= 3)]
         if wrong:
-            raise ValueError(f"compare_shots: {wrong[0]} precedents is out of range; give numbers from 0 to 3")
-        if self.precedents in self.compare_shots or len(set(self.compare_shots)) < len(self.compare_shots):
-            raise ValueError(f"compare_shots {list(self.compare_shots)} repeats a number or names the verdict's own "
+            raise ValueError(f"compare_shots: {wrong[0]!r} is not a number of precedents from 0 to 3; give them "
+                             "comma-separated, e.g. \"0, 2\"")
+        shots = self.shots()
+        if self.precedents in shots or len(set(shots)) < len(shots):
+            raise ValueError(f"compare_shots \"{self.compare_shots}\" repeats a number or names the verdict's own "
                              f"precedents = {self.precedents}; give each other number once")
         return self
+
+    def shots(self) -> tuple[int, ...]:
+        """``compare_shots`` as numbers."""
+        return tuple(int(part) for part in self.compare_shots.split(",") if part.strip())
 
     def judge_specs(self) -> list[str]:
         return [s.strip() for s in self.judge_models.split(",") if s.strip()]
@@ -187,11 +194,11 @@ class ClassificationCourt(Procedure):
         """Before any model call, a dry run too: the precedent pool the judges will read, checked
         (a bad one is one line), or a warning that they read none though precedents are asked for."""
         p = court.params
-        if max((p.precedents, *p.compare_shots)) <= 0:
+        if max((p.precedents, *p.shots())) <= 0:
             return
         source = court.case.inputs.get("pool") or p.precedent_pool
         if not source:
-            asked = f"precedents = {p.precedents}" if p.precedents else f"compare_shots = {list(p.compare_shots)}"
+            asked = f"precedents = {p.precedents}" if p.precedents else f"compare_shots = \"{p.compare_shots}\""
             court.warn("court", "no_precedents", f"{asked} but no precedent pool is named: the "
                        "judges decide without precedents; give one with --input pool=FILE.jsonl or "
                        "[procedures.classification] precedent_pool, or set precedents = 0")
@@ -366,11 +373,11 @@ class ClassificationCourt(Procedure):
     def shot_tags(self, params: Parameters) -> list[str]:
         """``compare_shots``: per number of precedents, the bench in the verdict's mode and, with
         ``compare_modes``, the one in the other way's (``court-0-shot``, ``court-sequential-0-shot``)."""
-        return [tag for k in params.compare_shots
+        return [tag for k in params.shots()
                 for tag in (shot_tag(k), *((shot_tag(k, self.other_mode(params)),) if params.compare_modes else ()))]
 
     def baseline_shots(self, params: BaseModel) -> tuple[int, ...]:
-        return tuple(params.compare_shots) if isinstance(params, Parameters) else ()
+        return tuple(params.shots()) if isinstance(params, Parameters) else ()
 
     @staticmethod
     def judge_agent_name(n: int, tag: str = "") -> str:
@@ -507,12 +514,12 @@ class ClassificationCourt(Procedure):
                 # the whole bench again, in the verdict's mode, on the same hearing, arguments and
                 # precedents, each judge reading the labels and arguments the other way
                 await bench(1, reordered, p.order_tag())
-            if p.compare_shots and compare:
+            if p.shots() and compare:
                 # per number of precedents, the whole bench again in the verdict's mode on the same
                 # hearing and arguments, each judge reading that many (chosen as the verdict's are);
                 # with compare_modes the other way too, sharing that bench's judge 1
-                kept = {}
-                for k in p.compare_shots:
+                kept: dict[str, list[dict[str, Any]]] = {}  # the precedents each number's bench read
+                for k in p.shots():
                     read = self.choose(court, p.precedent_choice, k)
                     kept[str(k)] = self.kept_hits(read)
                     sat = shots[shot_tag(k)] = {}
