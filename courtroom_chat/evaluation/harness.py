@@ -14,7 +14,7 @@ from ..config import Settings, load_settings
 from ..errors import InputError
 from ..store import RunStore, checked_runs_dir
 from . import datasets, report
-from .methods import BASELINES, COURT_METHODS, is_baseline
+from .methods import BASELINES, COURT_METHODS, is_baseline, shot_method, shot_split
 from .runner import Plan, Reporter, Results, Runner, eval_id, mirror_question, selected_rows, settings_models
 
 
@@ -64,7 +64,7 @@ def _methods(procedure: str | None, baselines: Sequence[str], order_control: boo
         params = (settings or Settings()).procedure_params(procedure)
         arm += list(get(procedure).arms(params))
         # each baseline again at every other number of precedents a bench beside the verdict reads
-        shots = [f"{b}-{k}-shot" for k in get(procedure).baseline_shots(params) for b in chosen]
+        shots = [shot_method(b, k) for k in get(procedure).baseline_shots(params) for b in chosen]
     methods = (["court"] if procedure else []) + arm + chosen + shots
     if not methods:
         raise InputError("nothing to evaluate: give a --procedure, a --baseline, or both")
@@ -175,7 +175,7 @@ async def evaluate_async(
         "mirror": mirror, "batch": batch, "fragility": fragility, "runs_dir": str(store.root), "folder": str(results.folder),
         "updated_at": datetime.now(UTC).isoformat(),
     }
-    if the_plan.procedure and any(m.endswith("-shot") for m in the_plan.methods):  # the few-shot table's own column
+    if the_plan.procedure and any(shot_split(m)[1] is not None for m in the_plan.methods):  # the few-shot table's own column
         meta["precedents"] = getattr(settings.procedure_params(the_plan.procedure), "precedents", None)
     results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
                                      "items": [i.id for i in the_plan.items]})

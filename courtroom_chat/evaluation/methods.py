@@ -42,17 +42,27 @@ from .datasets import NO, YES
 
 Status = Literal["decided", "undecided", "failed"]
 BASELINES = ("single", "majority")
-SHOT_BASELINE = re.compile(r"(single|majority)-(\d)-shot")
+SHOT_METHOD = re.compile(r"(.+)-(\d)-shot")
+
+
+def shot_method(base: str, k: int) -> str:
+    """A method run at ``k`` precedents other than the verdict's own (the classification
+    court's ``compare_shots``): ``single-0-shot``, ``court-sequential-2-shot``."""
+    return f"{base}-{k}-shot"
+
+
+def shot_split(method: str) -> tuple[str, int | None]:
+    """``shot_method`` read back: the method and its number of precedents, None for the verdict's own."""
+    found = SHOT_METHOD.fullmatch(method)
+    return (found.group(1), int(found.group(2))) if found else (method, None)
 
 
 def baseline_of(method: str) -> tuple[str, int | None] | None:
     """A baseline method's kind and, for one run at another number of precedents than the
-    court's verdict reads (``single-0-shot``, ``majority-2-shot``: the classification court's
-    ``compare_shots``), that number; None for a method that is no baseline."""
-    if method in BASELINES:
-        return method, None
-    found = SHOT_BASELINE.fullmatch(method)
-    return (found.group(1), int(found.group(2))) if found else None
+    court's verdict reads (``single-0-shot``, ``majority-2-shot``), that number; None for a
+    method that is no baseline."""
+    base, k = shot_split(method)
+    return (base, k) if base in BASELINES else None
 
 
 def is_baseline(method: str) -> bool:

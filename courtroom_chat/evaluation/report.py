@@ -14,7 +14,6 @@ as often either way cannot be told from chance by any method here.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..cost import dollars
 from ..procedures.deliberation import ORDER_P
 from . import stats
 from .datasets import NO, YES, Dataset
+from .methods import shot_split
 
 UNDECIDED = "undecided"
 
@@ -220,12 +220,12 @@ def shots_table(methods: list[str], results: dict[str, dict[str, Any]], own: int
     precedents (``court-0-shot``, ``single-2-shot``): per structure, its accuracy at each
     number, the verdict's own number (``own``) for the methods named without one. Empty when
     none ran at another number."""
-    if own is None or not any(re.fullmatch(r".+-\d-shot", m) for m in methods):
+    if own is None or all(shot_split(m)[1] is None for m in methods):
         return {}
     table: dict[str, dict[int, Any]] = {}
     for m in methods:
-        found = re.fullmatch(r"(.+)-(\d)-shot", m)
-        base, k = (found.group(1), int(found.group(2))) if found else (m, own)
+        base, k = shot_split(m)
+        k = own if k is None else k
         if base in STRUCTURES:
             r = results[m]
             table.setdefault(base, {})[k] = {"method": m, "correct": r["correct"], "n": r["n"],
