@@ -46,8 +46,15 @@ if TYPE_CHECKING:
     from ..court import Court
     from ..records import RunRecord
 
-__all__ = ["NoParameters", "Problem", "Procedure", "Role", "case_block", "extract_json", "literal_pattern",
+__all__ = ["NoParameters", "Problem", "Procedure", "Role", "case_block", "extract_json", "listed", "literal_pattern",
            "parse_reply", "refine_schema", "word_pattern", "words"]
+
+
+def listed(text: str, separators: str = ",") -> list[str]:
+    """A setting written as a list in one string ("0, 2", "local:a, local:b"): its parts,
+    stripped, empty ones dropped. Procedures' list settings are strings so they survive the
+    config file's round trip and the chat's and notebook's settings panels."""
+    return [part.strip() for part in re.split(f"[{re.escape(separators)}]", text) if part.strip()]
 
 
 @dataclass(frozen=True)

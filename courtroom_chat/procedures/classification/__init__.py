@@ -26,7 +26,7 @@ from ...court import Agent, Court
 from ...evidence import EvidenceIndex
 from ...records import Confidence, Outcome
 from .. import deliberation
-from ..base import Problem, Procedure, Role, refine_schema, word_pattern, words
+from ..base import Problem, Procedure, Role, listed, refine_schema, word_pattern, words
 from ..decision.rules import quote_problems
 from . import datasets
 from . import labels as case_labels
@@ -109,8 +109,7 @@ class Parameters(BaseModel):
         if self.compare_precedents and self.precedents == 0:
             raise ValueError("compare_precedents compares two ways of choosing precedents, but precedents = 0 gives "
                              "the judges none; set precedents to 1-3 or compare_precedents = false")
-        parts = [part.strip() for part in self.compare_shots.split(",") if part.strip()]
-        wrong = [part for part in parts if not (part.isdigit() and 0 <= int(part) <= 3)]
+        wrong = [part for part in listed(self.compare_shots) if not (part.isdigit() and 0 <= int(part) <= 3)]
         if wrong:
             raise ValueError(f"compare_shots: {wrong[0]!r} is not a number of precedents from 0 to 3; give them "
                              "comma-separated, e.g. \"0, 2\"")
@@ -122,10 +121,10 @@ class Parameters(BaseModel):
 
     def shots(self) -> tuple[int, ...]:
         """``compare_shots`` as numbers."""
-        return tuple(int(part) for part in self.compare_shots.split(",") if part.strip())
+        return tuple(int(part) for part in listed(self.compare_shots))
 
     def judge_specs(self) -> list[str]:
-        return [s.strip() for s in self.judge_models.split(",") if s.strip()]
+        return listed(self.judge_models)
 
     def other_choice(self) -> str:
         return "random" if self.precedent_choice == "similar" else "similar"

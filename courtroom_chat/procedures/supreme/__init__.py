@@ -26,7 +26,7 @@ from ...errors import BackendError, CaseError, RoleOutputError
 from ...evidence import EvidenceIndex, quote_choices
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
-from ..base import Procedure, Role, refine_schema
+from ..base import Procedure, Role, listed, refine_schema
 from ..decision.rules import quote_problems
 from . import present, transcript
 from .demo import demo_reply
@@ -121,7 +121,7 @@ class Parameters(BaseModel):
         return self
 
     def philosophies(self) -> list[str]:
-        return [s.strip() for s in re.split(r"[,;]", self.spectrum) if s.strip()]
+        return listed(self.spectrum, ",;")
 
     def seat(self, n: int) -> tuple[str, float]:
         """Justice ``n``'s philosophy and place on the spectrum (0: one end, 1: the other)."""
