@@ -7,6 +7,7 @@ These tests need the 'local' extra. Without it they skip, unless COURTROOM_REQUI
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -21,6 +22,7 @@ from courtroom_chat.case import load_case, new_case, pasted_document
 from courtroom_chat.config import ModelSpec, Settings
 from courtroom_chat.engine import Trial
 from courtroom_chat.errors import ContextTooLongError, MissingDependencyError
+from courtroom_chat.motion import motion_for
 from tests.conftest import CASES
 
 MODEL = "qwen2.5-coder-0.5b"
@@ -69,6 +71,10 @@ async def test_a_real_trial_on_the_embedded_model(local_settings, runs_dir):
     assert all(j.temperature is not None for j in record.jury.jurors)
     assert record.verdict.decision in ("guilty", "not_guilty", "dismissed")
     assert record.verdict.answer.split(":")[0] in ("Yes", "No", "Undecided")
+    # the answer is the motion or its negation, built from the decision, whatever the model writes
+    motion = motion_for(record.case.question)
+    assert record.prosecution.motion == motion.yes == "merge PR #214 (retry with backoff for the HTTP client) now"
+    assert record.outcome.answer in {motion.answer("yes"), motion.answer("no"), motion.answer("undecided")}
     # tokens and time are recorded, at $0, and the case prefix is read from the prompt cache
     assert record.cost_usd == 0 and all(c.usage.output_tokens > 0 and c.seconds > 0 for c in record.calls)
     assert sum(c.usage.cache_read_tokens for c in record.calls[1:]) > 0
@@ -77,28 +83,6 @@ async def test_a_real_trial_on_the_embedded_model(local_settings, runs_dir):
     for text in written_text(record):
         assert not glued(text), text
         assert not re.search("[\u3000-\u9fff\uac00-\ud7af]", text), text
-
-
-@pytest.mark.real_model
-@requires_model
-async def test_a_real_trial_answers_the_iclr_question_with_its_motion(local_settings, runs_dir):
-    """The question that gave "No: do not should ICLR 2017 accept this paper?": the answer is the
-    motion or its negation, with "ICLR 2017" whole, whatever the model writes."""
-    from courtroom_chat.motion import motion_for
-    from tests.test_motion import OLD_ICLR_ANSWERS
-
-    question = "Should ICLR 2017 accept this paper?"
-    abstract = pasted_document(
-        "We propose a recurrent attention model for sequence labelling. On three benchmarks it improves F1 by "
-        "0.4 to 1.1 points over a BiLSTM-CRF baseline. Reviewer 1: the gains are small and no significance test "
-        "is given. Reviewer 2: clear writing, but the idea is close to prior work from 2015.")
-    record = await Trial(new_case(question, [abstract]), local_settings).run()
-    assert record.status == "complete", record.error
-    motion = motion_for(question)
-    assert record.outcome.answer in {motion.answer("yes"), motion.answer("no"), motion.answer("undecided")}
-    assert record.outcome.answer not in OLD_ICLR_ANSWERS
-    assert record.prosecution.motion == "ICLR 2017 should accept this paper"
-    assert {j.vote for j in record.jury.jurors if j.status == "voted"} <= {"guilty", "not_guilty", "abstain"}
 
 
 def written_text(record) -> list[str]:
@@ -123,7 +107,7 @@ def test_the_word_spacing_check_catches_glued_words():
 
 @pytest.mark.real_model
 @requires_model
-async def test_concurrent_calls_and_trials_do_not_mix(local_settings):
+async def test_concurrent_calls_and_trials_do_not_mix_and_a_stopped_trial_frees_the_model(local_settings):
     b = backend(local_settings)
     words = ["ALPHA-ONE", "BRAVO-TWO", "CHARLIE-THREE", "DELTA-FOUR", "ECHO-FIVE", "FOXTROT-SIX"]
 
@@ -138,19 +122,38 @@ async def test_concurrent_calls_and_trials_do_not_mix(local_settings):
         assert json.loads(reply.text) == {"word": word}
         assert "".join(streamed[word]) == reply.text  # each stream carried only its own tokens
 
-    small = local_settings.with_params("decision", {"jury_size": 2, "jury_threshold": 1})
+    # Two trials at once, each stopped (as the chat's Stop button does) once its prosecutor has
+    # filed: the exhibits are decoded under each case's own quote grammar, the defense call in
+    # flight is cancelled, and the model is free for the next call. One of them is the question
+    # that once gave "No: do not should ICLR 2017 accept this paper?": its motion keeps "ICLR 2017".
+    one = local_settings.with_params("decision", {"max_exhibits": 1})
     cases = [
-        new_case("Should we adopt the new logo?", [pasted_document(
-            "The new logo tested better with 70% of customers.\nPrinting costs rise by 4000 EUR.", 1)]),
+        new_case("Should ICLR 2017 accept this paper?", [pasted_document(
+            "We propose a recurrent attention model for sequence labelling. On three benchmarks it improves F1 by "
+            "0.4 to 1.1 points over a BiLSTM-CRF baseline. Reviewer 1: the gains are small and no significance "
+            "test is given. Reviewer 2: clear writing, but the idea is close to prior work from 2015.", 1)]),
         new_case("Should I move the server to Frankfurt?", [pasted_document(
             "Latency to Frankfurt is 12 ms lower for our EU users.\nThe migration needs two weekends.", 1)]),
     ]
-    a, c = await asyncio.gather(*(Trial(case, small, store=None).run() for case in cases))
-    for record, case in ((a, cases[0]), (c, cases[1])):
-        assert record.status == "complete"
-        assert all(e.verified for e in record.prosecution.exhibits)
+
+    async def until_prosecution(trial: Trial) -> None:
+        async with contextlib.aclosing(trial.events()) as events:
+            async for event in events:
+                if event.type == "stage_finished" and event.stage == "prosecution":
+                    return
+
+    trials = [Trial(case, one, store=None) for case in cases]
+    await asyncio.gather(*(until_prosecution(t) for t in trials))
+    for trial, case in zip(trials, cases, strict=True):
+        record = trial.record
+        assert record.status == "incomplete" and record.stages_completed == ["prosecution"], record.error
+        assert record.prosecution.exhibits and all(e.verified for e in record.prosecution.exhibits)
         assert all(e.source_quote in case.context[0].text for e in record.prosecution.exhibits)
         assert all(case.question in call.messages[1]["content"] for call in record.calls)
+        assert record.prosecution.motion == motion_for(case.question).yes
+    assert trials[0].record.prosecution.motion == "ICLR 2017 should accept this paper"
+    after = await b.complete(request("GOLF-SEVEN"))
+    assert json.loads(after.text) == {"word": "GOLF-SEVEN"}
 
 
 def test_too_long_evidence_is_refused_before_any_call(local_settings):
