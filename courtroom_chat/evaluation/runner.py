@@ -135,15 +135,25 @@ def settings_models(settings: Settings, procedure: str | None) -> dict[str, str]
 # (dry_last_n was written -1 then, sending nothing, and the runtime looked back its default 64 tokens.)
 DECODING_AT_FIRST = {"dry_last_n": 64, "dry_multiplier": 0.8, "dry_allowed_length": 3}
 
+# Parameters a procedure gained after evaluations were stored under it, with the value that does
+# what the procedure did before: at that value a parameter is left out of the evaluation id, so a
+# stored evaluation resumes instead of starting again under a new id. (The id hashes every
+# parameter, defaults included; compare_shots came after the classification court's first runs.)
+PARAMETERS_ADDED = {"classification": {"compare_shots": ""}}
+
 
 def eval_id(dataset: Dataset, procedure: str | None, seed: int, settings: Settings) -> str:
     """Readable and stable: the same dataset, procedure, seed, models and parameters give the same id.
     Embedded-model decoding settings that differ from the first release's (``DECODING_AT_FIRST``)
-    are part of it too, so a run with other decoding never resumes into one without."""
+    are part of it too, so a run with other decoding never resumes into one without; parameters
+    added later (``PARAMETERS_ADDED``) only when they are set to do something new."""
+    added = PARAMETERS_ADDED.get(procedure or "", {})
+    parameters = {key: value for key, value in settings.procedures.get(procedure or "", {}).items()
+                  if not (key in added and added[key] == value)}
     basis: dict[str, Any] = {
         "dataset": dataset.key, "procedure": procedure, "seed": seed,
         "models": settings_models(settings, procedure),
-        "parameters": settings.procedures.get(procedure or "", {}),
+        "parameters": parameters,
     }
     models = basis["models"].values()
     decoding = {key: getattr(settings.local, key) for key, first in DECODING_AT_FIRST.items()

@@ -155,6 +155,28 @@ async def test_bad_options_are_refused_before_anything_runs(fixtures, runs_dir, 
     assert not (runs_dir / "evals").exists()
 
 
+def test_a_parameter_added_later_changes_the_eval_id_only_when_set_to_something_new(fixtures, monkeypatch):
+    """An evaluation stored before a procedure gained a parameter resumes under the same id while
+    the parameter keeps the earlier behaviour (RTE's, stored before compare_shots, started again
+    from its first item under a new id); set to something new, it is another evaluation."""
+    from courtroom_chat.config import Settings
+    from courtroom_chat.evaluation import runner
+    from courtroom_chat.evaluation.datasets import resolve
+
+    dataset = resolve(str(fixtures / "adrs.json"))
+    settings = Settings().with_backend("local:qwen2.5-coder-1.5b")
+    default = runner.eval_id(dataset, "classification", 0, settings)
+    two = settings.with_params("classification", {"compare_shots": "1, 2"})
+    assert runner.eval_id(dataset, "classification", 0, two) != default
+    with monkeypatch.context() as m:  # the id as it was made before the parameter existed
+        m.setattr(runner, "PARAMETERS_ADDED", {})
+        stored = settings.model_copy(update={"procedures": {
+            **settings.procedures, "classification": {
+                k: v for k, v in settings.procedures["classification"].items() if k != "compare_shots"}}})
+        assert runner.eval_id(dataset, "classification", 0, stored) == default
+        assert runner.eval_id(dataset, "classification", 0, settings) != default
+
+
 def test_decoding_that_differs_from_the_first_release_is_part_of_the_eval_id(fixtures, monkeypatch):
     """Two evaluations on the embedded model that decode differently never resume into each
     other; the first release's decoding keeps the ids results were stored under."""
