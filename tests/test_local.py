@@ -68,6 +68,7 @@ async def test_a_real_trial_on_the_embedded_model(local_settings, runs_dir):
     # quotes were decoded from the evidence, so they verify
     assert record.prosecution.exhibits and all(e.verified for e in record.prosecution.exhibits)
     assert record.jury.voted == 5
+    assert {j.vote for j in record.jury.jurors if j.status == "voted"} <= {"guilty", "not_guilty", "abstain"}
     assert all(j.temperature is not None for j in record.jury.jurors)
     assert record.verdict.decision in ("guilty", "not_guilty", "dismissed")
     assert record.verdict.answer.split(":")[0] in ("Yes", "No", "Undecided")
@@ -123,8 +124,8 @@ async def test_concurrent_calls_and_trials_do_not_mix_and_a_stopped_trial_frees_
         assert "".join(streamed[word]) == reply.text  # each stream carried only its own tokens
 
     # Two trials at once, each stopped (as the chat's Stop button does) once its prosecutor has
-    # filed: the exhibits are decoded under each case's own quote grammar, the defense call in
-    # flight is cancelled, and the model is free for the next call. One of them is the question
+    # filed: the exhibits are decoded under each case's own quote grammar, a defense call already
+    # in flight is cancelled, and the model is free for the next call. One of them is the question
     # that once gave "No: do not should ICLR 2017 accept this paper?": its motion keeps "ICLR 2017".
     one = local_settings.with_params("decision", {"max_exhibits": 1})
     cases = [
