@@ -26,7 +26,7 @@ from courtroom_chat.errors import CaseError, ConfigError, InputError
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.kb import KnowledgeBase, Provision, chunk, default_corpus, read_folder
 from courtroom_chat.procedures.samvad.cases import bench_case
-from courtroom_chat.procedures.samvad.rules import consensus, grounding, meaningful, needed
+from courtroom_chat.procedures.samvad.rules import consensus, elements_of, grounding, meaningful, needed
 from courtroom_chat.store import RunStore
 from tests.conftest import CASES, SHARED_DATA, needs_shared
 
@@ -630,6 +630,23 @@ def test_case_inputs_from_the_command_line_one_charge_a_line():
     missing = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i", "summary=A bicycle."])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
     assert missing.output.strip().splitlines()[-1].startswith("error: case: the case has no charges")
+
+
+def test_a_question_of_guilt_with_documents_charges_the_offence_and_names_the_accused():
+    from courtroom_chat.case import new_case, pasted_document
+    from courtroom_chat.procedures.samvad.cases import charged
+
+    assert charged("Is Dana Whitlock guilty of theft of the laptop?") == ("Dana Whitlock", "theft of the laptop")
+    assert charged("Are Tomer and Stan guilty of murder?") == ("Tomer and Stan", "murder")
+    assert charged("  was the accused GUILTY for cheating under IPC 420 ? ") == ("the accused", "cheating under IPC 420")
+    assert charged("Did Asha take the bicycle?") == ("", "Did Asha take the bicycle?")  # no one named, asked as is
+    case = new_case("Is Dana Whitlock guilty of theft of the laptop?",
+                    [pasted_document("The store video shows Dana Whitlock taking the laptop without paying.")])
+    b = bench_case(case)
+    assert (b.accused, b.charges, b.summary) == ("Dana Whitlock", ["theft of the laptop"], case.question)
+    assert b.prosecution_evidence and "store video" in b.prosecution_evidence[0]
+    # a finding on the charge as a whole, when the judge gives no elements, reads as a sentence
+    assert elements_of({}, b) == ["Dana Whitlock committed theft of the laptop"]
 
 
 def test_the_hybrid_leans_on_bm25_only_when_the_query_uses_the_statutes_words():

@@ -78,8 +78,22 @@ def bench_case(case: Case) -> BenchCase:
                         "(cases/samvad-theft.json shows the fields), or the case documents attached to the question "
                         "(-c FILE)")
     evidence = [f"{d.name}: {' '.join(d.text.split())[:240]}" for d in case.context]
-    return BenchCase(case_id=Path(case.source or "case").stem, summary=case.question, charges=[case.question],
-                     prosecution_evidence=evidence, keywords=key_terms(case.question))
+    accused, charge = charged(case.question)
+    return BenchCase(case_id=Path(case.source or "case").stem, accused=accused, summary=case.question,
+                     charges=[charge], prosecution_evidence=evidence, keywords=key_terms(case.question))
+
+
+GUILT = re.compile(r"^\s*(?:is|are|was|were)\s+(?P<who>.+?)\s+guilty\s+(?:of|for)\s+(?P<charge>.+?)[\s?.]*$",
+                   re.IGNORECASE | re.DOTALL)
+
+
+def charged(question: str) -> tuple[str, str]:
+    """(accused, charge) read from a question of guilt ("Is Dana Whitlock guilty of theft of the
+    laptop?" → "Dana Whitlock", "theft of the laptop"), so the bench is charged with the offence,
+    not with the question, and its answer names who; any other question is the charge as asked,
+    with no one named."""
+    found = GUILT.match(question)
+    return (found["who"].strip(), found["charge"].strip()) if found else ("", question.strip())
 
 
 def withheld(case: Case, b: BenchCase, item: str) -> Case:
