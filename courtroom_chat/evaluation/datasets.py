@@ -350,7 +350,9 @@ class JsonlDataset(Dataset):
 
     @property
     def key(self) -> str:
-        return f"jsonl:{self.path.resolve()}"
+        """The file's name, not where it lies: a clone or a moved folder resumes the same
+        evaluation (each unit's content is checked, so an edited item is asked again)."""
+        return f"jsonl:{self.path.name}"
 
     def items(self) -> list[Item]:
         try:

@@ -211,7 +211,7 @@ def test_courtroom_chat_eval_is_the_harness():
 
 
 async def test_a_dataset_changed_since_its_results_is_scored_again_or_asked_again(tmp_path, runs_dir):
-    """The evaluation id names a JSONL dataset by its path, so editing the file resumed into the
+    """The evaluation id names a JSONL dataset by its file name, so editing the file resumed into the
     old results: a flipped gold answer still scored as before. Now a new gold is scored again
     (no call), and a new question is asked again."""
     data = tmp_path / "qs.jsonl"
@@ -245,6 +245,24 @@ async def test_a_dataset_changed_since_its_results_is_scored_again_or_asked_agai
     assert [c.case.question for c in backend.calls] == ["Ship the draft?"]
     assert "The draft now has tests" in backend.calls[0].prefix + backend.calls[0].prompt
     assert fourth.summary["results"]["single"]["n"] == 2
+
+
+async def test_a_jsonl_dataset_in_another_folder_resumes_the_same_evaluation(tmp_path, runs_dir):
+    """The id named a JSONL dataset by its absolute path, so the same file in a fresh clone (or a
+    moved folder) started its evaluation again from the first item. Now the same file resumes."""
+    rows = [{"id": "a", "question": "Ship the fix?", "answer": "yes", "context": ["fix.md"]}]
+    for folder in ("clone-1", "clone-2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "fix.md").write_text("The fix passed every test.\n")
+        (tmp_path / folder / "qs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    options = dict(procedure="none", baselines=["single"], backend="scripted")
+    backend = ScriptedBackend()
+    first = await evaluate_async(str(tmp_path / "clone-1" / "qs.jsonl"), backends={"scripted": backend}, **options)
+    assert len(backend.calls) == 1
+    backend = ScriptedBackend()
+    again = await evaluate_async(str(tmp_path / "clone-2" / "qs.jsonl"), backends={"scripted": backend}, **options)
+    assert again.eval_id == first.eval_id and not backend.calls
+    assert again.summary["results"]["single"]["n"] == 1
 
 
 async def test_a_smaller_limit_writes_its_report_beside_the_fuller_one(fixtures, runs_dir):
