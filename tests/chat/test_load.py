@@ -40,7 +40,8 @@ async def one_session(url: str, cookie: str, n: int) -> dict[str, Any]:
     client.on("first_interaction", lambda data: thread.setdefault("id", data["thread_id"]))
     await client.connect(url, socketio_path="/ws/socket.io", headers={"Cookie": cookie}, transports=["websocket"],
                          auth={"sessionId": str(uuid.uuid4()), "clientType": "webapp", "chatProfile": None,
-                               "threadId": None, "userEnv": "{}"})
+                               "threadId": None, "userEnv": "{}"},
+                         wait_timeout=30)  # ten sessions connect at once; on a slow 2-core machine 1 s was too short
     await client.emit("connection_successful")
     question = f"Should team {n} ship release 2.{n} today?"
     evidence = (f"Release 2.{n} notes\n- {n + 3} integration tests passed on the release branch\n"
