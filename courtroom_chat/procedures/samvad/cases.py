@@ -93,7 +93,7 @@ def charged(question: str) -> tuple[str, str]:
     not with the question, and its answer names who; any other question is the charge as asked,
     with no one named."""
     found = GUILT.match(question)
-    return (found["who"].strip(), found["charge"].strip()) if found else ("", question.strip())
+    return (found["who"], found["charge"]) if found else ("", question)  # the pattern leaves no edge space
 
 
 def withheld(case: Case, b: BenchCase, item: str) -> Case:
