@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, InputError, MissingDependencyError
+from .replies import shorten
 from .retrieval import BM25, METHODS, Embedder, default_embedder, fuse
 
 if TYPE_CHECKING:
@@ -729,9 +730,9 @@ class KnowledgeBase:
             found = loose if loose.verified else found
         if found.verified:
             return CitationCheck(source, number, quote, True, True, heading=provision.heading)
-        near = f'; the nearest words there are "{found.nearest.passage[:160]}"' if found.nearest else ""
+        near = f'; the nearest words there are "{shorten(found.nearest.passage, 160)}"' if found.nearest else ""
         return CitationCheck(source, number, quote, True, False,
-                             f'{provision.heading}: the quoted words "{quote[:160]}" are not in it{near}',
+                             f'{provision.heading}: the quoted words "{shorten(quote, 160)}" are not in it{near}',
                              heading=provision.heading)
 
 

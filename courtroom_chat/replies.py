@@ -99,6 +99,16 @@ _SENTENCE_END = re.compile(_END + "$")
 _DANGLING = ",;:-\u2013\u2014 "  # what a cut phrase may end on
 
 
+def shorten(text: str, limit: int) -> str:
+    """``text`` with its whitespace folded, cut at a word boundary with an ellipsis, never mid-word
+    (a quote cut so still verifies: the evidence check drops a closing ellipsis)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") or text[: limit - 1]
+    return cut + "…"
+
+
 def unfinished(text: str) -> bool:
     """True when prose stops mid-sentence: it does not end with . ! ? or …, with any closing
     quote or bracket after. A field cut at its length limit always does."""

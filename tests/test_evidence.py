@@ -123,3 +123,18 @@ def test_a_passage_that_only_repeats_the_question_is_no_quote_choice():
     assert "MADR 4.0.0 is maintained and has 12 active contributors." in choices
     assert "2. Michael Nygard's template" in choices  # the other option says something the question does not
     assert "1. MADR 4.0.0 – The Markdown Architectural Decision Records" in quote_choices([doc])
+
+
+def test_a_long_quote_the_repair_names_is_cut_at_a_word_and_the_cut_passage_still_verifies():
+    from courtroom_chat.procedures.decision.rules import quote_problems
+
+    line = ("Summary of review: all 214 tests pass on the branch, two maintainers approved the change, and the "
+            "crash it fixes affects twelve percent of sessions on the current release according to the telemetry "
+            "dashboard reviewed on Tuesday by the whole team")
+    index = EvidenceIndex([pasted_document(line)])
+    miss = line.replace("214", "241").replace("twelve", "eleven")  # a misquote as long as the line
+    [problem] = quote_problems([miss], index, first=1)
+    shown = problem.message.split('passage is "', 1)[1].split('" at ', 1)[0]
+    assert shown.endswith("…") and len(shown) <= 200
+    assert line.startswith(shown[:-1]) and line[len(shown) - 1] == " "  # whole words, never "dashbo"
+    assert index.check(shown).verified  # a model that copies the cut passage files a verified quote

@@ -645,6 +645,14 @@ def test_a_question_of_guilt_with_documents_charges_the_offence_and_names_the_ac
     b = bench_case(case)
     assert (b.accused, b.charges, b.summary) == ("Dana Whitlock", ["theft of the laptop"], case.question)
     assert b.prosecution_evidence and "store video" in b.prosecution_evidence[0]
+    # a long document's item is its opening cut at a word, never mid-word ("from the displ")
+    long = ("On 14 March at 6:40 pm the defendant took a boxed laptop from the display shelf at Volt Electronics, "
+            "put it in a sports bag and walked out without paying. ") * 4
+    item = bench_case(new_case(case.question, [pasted_document(long)])).prosecution_evidence[0]
+    name, opening = item.split(": ", 1)
+    assert name == "pasted-1.txt" and len(opening) <= 240 and opening.endswith("…")
+    said = opening[:-1]
+    assert long.startswith(said) and long[len(said)] in " ,;:"  # whole words, each as the document has it
     # a finding on the charge as a whole, when the judge gives no elements, reads as a sentence
     assert elements_of({}, b) == ["Dana Whitlock committed theft of the laptop"]
 

@@ -329,7 +329,7 @@ def runs(
     """List stored runs: id, when, backend, status and answer (fits 80 columns)."""
     from rich.table import Table
 
-    from ..procedures.decision.present import shorten
+    from ..replies import shorten
     from ..store import RunStore
 
     settings = _settings(config, None, None, runs_dir)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...render import temperature_text
+from ...replies import shorten
 from .answer import evidence_basis_text
 
 DECISION_LABEL = {"guilty": "act (guilty)", "not_guilty": "do not act (not guilty)", "dismissed": "dismissed"}
@@ -84,15 +85,6 @@ def exhibit_line(ex: dict[str, Any]) -> str:
     return f"exhibit {ex['number']}: {mark}{where}  {shorten(ex['source_quote'], 70)}"
 
 
-def shorten(text: str, limit: int) -> str:
-    """``text`` cut at a word boundary with an ellipsis, never mid-word."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") or text[: limit - 1]
-    return cut + "…"
-
-
 def challenge_effects(exhibits: list[dict[str, Any]], defense: dict[str, Any]) -> str:
     """Each exhibit's mark beside what the defense did to it: the basis of the evidence confidence."""
     effects = {c["exhibit"]: c["effect"] for c in defense.get("exhibit_challenges", [])}
@@ -135,4 +127,4 @@ def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, e
 
 __all__ = ["DECISION_LABEL", "VOTE_LABEL", "challenge_effects", "decided_by", "defense_markdown", "evidence_basis_text",
            "exhibit_line", "exhibit_markdown", "exhibit_title", "juror_markdown", "juror_title",
-           "prosecution_markdown", "shorten", "verdict_body"]
+           "prosecution_markdown", "verdict_body"]

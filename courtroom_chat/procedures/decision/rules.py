@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ...evidence import EvidenceIndex
-from ...replies import unfinished_problems
+from ...replies import shorten, unfinished_problems
 from ..base import Problem, words
 from ..deliberation import key_terms
 from .records import Exhibit, Jury
@@ -48,8 +48,8 @@ def quote_problems(quotes: list[str], index: EvidenceIndex, *, first: int, flagg
         if not found.verified:
             if found.nearest:
                 problems.append(Problem("exhibit_quote", (
-                    f'{noun} {i}: the source_quote "{quote[:200]}" is not in the evidence; the nearest '
-                    f'passage is "{found.nearest.passage[:200]}" at {found.nearest.location.short()} '
+                    f'{noun} {i}: the source_quote "{shorten(quote, 200)}" is not in the evidence; the nearest '
+                    f'passage is "{shorten(found.nearest.passage, 200)}" at {found.nearest.location.short()} '
                     f"({found.nearest.similarity:.0%} similar). Copy a passage exactly."
                 )))
             else:

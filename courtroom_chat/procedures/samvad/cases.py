@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ...case import Case
 from ...errors import CaseError
+from ...replies import shorten
 
 FIELDS = {"case_id", "summary", "charges"}  # a file with these (and no question) is a bench case
 STOP = set("""a an and are as at be by for from has have in is it its of on or that the this to was were will with
@@ -77,7 +78,8 @@ def bench_case(case: Case) -> BenchCase:
         raise CaseError("the bench needs its case: a case file with the summary, charges and evidence "
                         "(cases/samvad-theft.json shows the fields), or the case documents attached to the question "
                         "(-c FILE)")
-    evidence = [f"{d.name}: {' '.join(d.text.split())[:240]}" for d in case.context]
+    # each document is an item (P1…) by its opening, cut at a word with "…": the whole text is in the documents
+    evidence = [f"{d.name}: {shorten(d.text, 240)}" for d in case.context]
     accused, charge = charged(case.question)
     return BenchCase(case_id=Path(case.source or "case").stem, accused=accused, summary=case.question,
                      charges=[charge], prosecution_evidence=evidence, keywords=key_terms(case.question))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..decision.present import shorten
+from ...replies import shorten
 
 if TYPE_CHECKING:
     from ...kb import KnowledgeBase

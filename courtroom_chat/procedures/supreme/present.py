@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..decision.present import shorten
+from ...replies import shorten
 from ..deliberation import letter  # noqa: F401 - peers are named by letter, never by seat
 
 
