@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from courtroom_chat.backends import BackendPool
@@ -61,6 +63,9 @@ def test_known_rows_read_as_in_the_files(benchmarks):
     anli = datasets.resolve("anli")
     first = anli.rows("anli_v1.0_R1_test.jsonl")[0]
     assert first["label"] == "entailment" and "Ernest Jones" in first["text"] and "London" in first["reason"]
+    raw = {r["uid"][:8]: " ".join(r["reason"].split()) for r in map(json.loads, (anli.root / "anli_v1.0_R1_dev.jsonl").open())}
+    cut = [(r["reason"][:-1], raw[r["id"]]) for r in anli.rows("anli_v1.0_R1_dev.jsonl") if r["reason"].endswith("…")]
+    assert cut and all(len(said) < 200 and whole.startswith(said) and whole[len(said)] in " ,;:" for said, whole in cut)
     emotion = datasets.resolve("emotion").rows("setfit_emotion_test.jsonl")[0]
     assert emotion == {"id": "test0", "text": "im feeling rather rotten so im not very ambitious right now",
                        "label": "sadness"}

@@ -28,6 +28,7 @@ from ...config import Limits
 from ...errors import InputError
 from ...evaluation.datasets import Dataset, DatasetInfo, Item, _document, data_dir, register, stable_seed
 from ...evaluation.stats import wilson
+from ...replies import shorten
 from ...retrieval import Example, disjoint
 
 SAMPLE = 500
@@ -206,7 +207,7 @@ class ANLI(LabelledTexts):
     def rows(self, name: str) -> list[Row]:
         words = {"e": "entailment", "n": "neutral", "c": "contradiction"}
         return [{"id": r["uid"][:8], "text": f"Context: {r['context']}\nHypothesis: {r['hypothesis']}",
-                 "label": words[r["label"]], "reason": " ".join(str(r.get("reason") or "").split())[:200]}
+                 "label": words[r["label"]], "reason": shorten(str(r.get("reason") or ""), 200)}
                 for r in _jsonl(self.root / name)]
 
 
