@@ -87,6 +87,17 @@ def test_dry_run_prints_prompts_and_stores_nothing(runs_dir):
     assert RunStore(runs_dir).list() == []
 
 
+
+def test_a_dry_run_on_an_embedded_model_it_cannot_name_is_refused_in_one_line(runs_dir):
+    """A dry run needs no weights, but a plan for a model that does not exist is a silent wrong
+    answer: the real run would stop at once."""
+    result = invoke("run", CASES / "code-commit.json", "--dry-run", "--backend", "local:qwen9-giant")
+    assert result.exit_code == 2 and "Traceback" not in result.output and "### prosecutor" not in result.stdout
+    assert result.stderr.strip().splitlines()[-1].startswith("error: unknown local model 'qwen9-giant'; use one of")
+    named = invoke("run", CASES / "code-commit.json", "--dry-run", "--backend", "local:qwen2.5-coder-0.5b")
+    assert named.exit_code == 0 and "No model was called." in named.stdout  # weights installed or not
+    assert RunStore(runs_dir).list() == []
+
 def test_script_file_drives_the_scripted_backend(tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"juror": {"reasoning": "word " * 59 + "word.", "vote": "do not act"}}))

@@ -99,11 +99,16 @@ class BackendPool:
         """Check before a trial what can be checked without a call: the embedded model's weights
         are installed (a missing one is a setup error naming the install command) and a hosted
         model has its API key and an Ollama server an address (else no run is started, so none is
-        left failed)."""
-        if self.dry_run:
-            return
+        left failed). A dry run needs no weights and no key, but an embedded model it cannot name
+        is still refused: its plan would be for a trial that cannot run."""
         for spec in specs:
             if str(spec) in self._given or spec.backend in self._given:
+                continue
+            if self.dry_run:
+                if spec.backend == "local":
+                    from .local_models import resolve
+
+                    resolve(spec.model or self.settings.local.model)  # a name in the catalog, or a .gguf that exists
                 continue
             if spec.backend == "local":
                 from .local_models import require
