@@ -422,6 +422,19 @@ def motion_for(question: str) -> Motion:
     return parse(question) or Motion(_clean(question), "", "", "", "zh" if is_chinese(question) else "en", "none")
 
 
+
+def ruled(label: str, polarity: str, question: str, fallback: str) -> str:
+    """A court's label and what it means for the question, as the answer reads: "Not guilty:
+    Owen Marsh is not guilty of embezzlement from …" for "Is Owen Marsh guilty of embezzlement
+    from …?" (not "Not guilty: Is Owen Marsh guilty …?"); ``fallback`` where no rule reads the
+    question or the label is neither side."""
+    try:
+        motion = parse(question)
+    except MotionError:
+        motion = None
+    said = motion.phrase(polarity) if motion is not None and polarity in ("yes", "no") else ""
+    return f"{label[:1].upper()}{label[1:]}: {said or fallback}"
+
 def named_terms(question: str) -> list[str]:
     """Numbers, names and quoted titles in the question, which the motion must keep unchanged."""
     q = _clean(question)

@@ -8,7 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from courtroom_chat.motion import MotionError, from_phrase, motion_for, motion_problems, named_terms, negate, parse
+from courtroom_chat.motion import (
+    MotionError,
+    from_phrase,
+    motion_for,
+    motion_problems,
+    named_terms,
+    negate,
+    parse,
+    ruled,
+)
 from tests.conftest import motion_jury
 
 # (question, Yes answer, No answer, mirror question)
@@ -274,3 +283,14 @@ def test_a_mirror_needs_a_question_a_rule_can_negate(scripted_settings):
 
     with pytest.raises(CaseError, match="--mirror: no rule negates"):
         Trial(new_case("Frobnicate the quux for ACME 9?"), scripted_settings, store=None, mirror=True)
+
+
+def test_a_courts_label_reads_as_what_it_means_for_the_question():
+    q = "Is Owen Marsh guilty of embezzlement from Larkfield Dental Practice?"
+    assert ruled("not guilty", "no", q, q) == "Not guilty: Owen Marsh is not guilty of embezzlement from Larkfield Dental Practice"
+    assert ruled("liable", "yes", "Is Dunmore Builders liable to Ms. Pham for breach of contract?", "x") == \
+        "Liable: Dunmore Builders is liable to Ms. Pham for breach of contract"
+    # no rule reads it, a choice between options, or a label on neither side: the fallback as given
+    assert ruled("guilty", "yes", "Asha, bicycle, Tuesday", "State v. Asha") == "Guilty: State v. Asha"
+    assert ruled("guilty", "yes", "Is Asha guilty of theft or fraud?", "Asha on theft") == "Guilty: Asha on theft"
+    assert ruled("hung", "undecided", q, "no verdict") == "Hung: no verdict"

@@ -129,6 +129,9 @@ async def test_a_recorded_case_runs_again_with_the_inputs_its_transcript_gave_an
     backend = ScriptedBackend()
     rerun = await Trial(again, settings(justices=3, jurors=3), store=None, backends={"scripted": backend}).run()
     assert rerun.status == "complete" and rerun.outcome.answer == record.outcome.answer and backend.calls
+    # the answer says what the verdict means for the question, not the label beside the question
+    assert record.outcome.answer in ("Guilty: Dale Hollis is guilty of burglary in the second degree",
+                                     "Not guilty: Dale Hollis is not guilty of burglary in the second degree")
     older = again.model_copy(update={"derived_inputs": []})  # a record from before derived_inputs
     assert (await Trial(older, settings(justices=3, jurors=3), store=None).run()).status == "complete"
     typo = again.model_copy(update={"inputs": {**again.inputs, "typ": "civil"}})

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ... import prompts
 from ...errors import BackendError, RoleOutputError
 from ...kb import KBHit, chunk, number_of
+from ...motion import ruled
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, case_block, refine_schema
@@ -463,7 +464,8 @@ class SamvadBench(Procedure):
             answer = (f"Hung bench: no verdict reached {p.consensus:.0%} of the bench after {len(rounds)} "
                       f"round{'s' if len(rounds) != 1 else ''} ({b.case_id})")
         else:
-            answer = f"{verdict.capitalize()}: {who} on {'; '.join(b.charges)} ({b.case_id})"
+            charged = f"{who} on {'; '.join(b.charges)}"  # where no rule reads the question
+            answer = f"{ruled(verdict, side(verdict), court.case.question, charged)} ({b.case_id})"
         partial = any(len(r) < p.adjudicators for r in rounds)
         court.conclude(Outcome(
             answer=answer, label=verdict, polarity=side(verdict) if verdict != "hung" else "undecided",  # type: ignore[arg-type]

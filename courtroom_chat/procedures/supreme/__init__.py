@@ -24,6 +24,7 @@ from ...case import Case
 from ...court import Agent, Court
 from ...errors import BackendError, CaseError, RoleOutputError
 from ...evidence import EvidenceIndex, quote_choices
+from ...motion import ruled
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, listed, refine_schema
@@ -659,7 +660,8 @@ class SupremeCourt(Procedure):
         own = [final[k]["confidence"] for k in (held or majority_seats)]
         failed = len(final) < court.params.justices or jury["voted"] < jury["seated"]
         court.conclude(Outcome(
-            answer=f"{decision.capitalize()}: {court.case.inputs.get('title') or court.case.question}",
+            answer=ruled(decision, standard.polarity(decision), court.case.question,
+                         court.case.inputs.get("title") or court.case.question),
             label=decision, polarity=standard.polarity(decision),  # type: ignore[arg-type]
             decided_by="the bench (the majority of the justices' final votes)", partial=failed,
             confidences=[
