@@ -75,7 +75,7 @@ warrant withdraw work write
 # Words that open the predicate of "Is <subject> <predicate>?".
 _PREDICATE = set("""
 a an able acceptable accurate affordable ahead allowed already appropriate at behind better broken cheaper
-compliant complete correct impossible done eligible enough faster feasible finished fit fully good guilty healthy in
+compliant complete correct impossible done eligible enough faster feasible finished fit fully good guilty healthy in innocent
 legal liable likely mature more necessary needed ok okay on over possible production-ready profitable ready
 really reasonable reliable required responsible right safe secure slower stable still suitable sufficient
 the too true unable under valid within worse worth worthwhile wrong
@@ -184,6 +184,9 @@ def _english(q: str) -> Motion | None:
     if m:
         return _english(f"Should {'I' if m.group(1).lower() == 'i' else 'we'} {m.group(2)}")
 
+    negated = _negated(q, words)
+    if negated is not None:
+        return negated
     if first in ("should", "shall", "must") and len(words) > 2:
         return _modal(q, words, "should")
     if first in ("can", "could", "may") and len(words) > 2:
@@ -204,6 +207,30 @@ def _english(q: str) -> Motion | None:
                       f"Should I {' '.join(mirror)}?" if mirror else f"Should I not {yes}?")
     return None
 
+
+
+_AUXILIARIES = {"is", "are", "was", "were", "should", "shall", "must", "can", "could", "may", "will", "would", "do",
+                "does", "did", "has", "have"}
+
+
+def _negated(q: str, words: list[str]) -> Motion | None:
+    """A question with "not" after its subject ("Is Dale Hollis not guilty of burglary?", "Should
+    ICLR 2017 not accept this paper?", the mirror questions this module writes) is the question
+    without it, turned around: its Yes is the positive question's No. Only where "not" follows the
+    whole subject (the positive question's motion opens with it), so "Is it worth not upgrading?"
+    and "Should we not merge?" (the user's refusal, read by ``_modal``) are left to the rules."""
+    if words[0].lower() not in _AUXILIARIES:
+        return None
+    at = next((i for i in range(2, min(len(words), 9)) if words[i].lower() == "not"), None)
+    if at is None or at + 1 >= len(words):
+        return None
+    positive = " ".join(words[:at] + words[at + 1:])
+    motion = _english(positive)
+    said = " ".join(words[1:at])
+    subject = "you" if said.lower() in _USER else _lower_first(_swap(said)).lower()  # as the rules write it
+    if motion is None or not motion.no or not motion.yes.lower().startswith(subject + " "):
+        return None
+    return Motion(q, motion.no, motion.yes, f"{positive}?")
 
 def _user_subject(words: list[str]) -> tuple[str, list[str]] | None:
     for n in (3, 2, 1):
@@ -285,7 +312,7 @@ def _do(q: str, words: list[str]) -> Motion | None:
         yes = f"{said} did {verb}{tail}"
     else:
         yes = f"{said} {_third_person(verb.lower()) if third else verb}{tail}"
-    no = f"{said} {_AUX_NOT[aux if aux != 'do' or not third else 'does']} {verb}{tail}"
+    no = f"{said} {_AUX_NOT['does' if third else 'do' if aux != 'did' else 'did']} {verb}{tail}"  # you do not, it does not"
     if verb.lower() == "need" and body:
         mirror = f"Can {subject} do without {body}?"
     else:
@@ -422,18 +449,40 @@ def motion_for(question: str) -> Motion:
     return parse(question) or Motion(_clean(question), "", "", "", "zh" if is_chinese(question) else "en", "none")
 
 
-
 def ruled(label: str, polarity: str, question: str, fallback: str) -> str:
     """A court's label and what it means for the question, as the answer reads: "Not guilty:
     Owen Marsh is not guilty of embezzlement from …" for "Is Owen Marsh guilty of embezzlement
-    from …?" (not "Not guilty: Is Owen Marsh guilty …?"); ``fallback`` where no rule reads the
-    question or the label is neither side."""
+    from …?" (not "Not guilty: Is Owen Marsh guilty …?"). The sentence is used only where it
+    says the label itself ("not guilty" in it for not guilty; "guilty", not negated, for guilty),
+    so a question asked the other way ("Is Owen Marsh not guilty …?", "… innocent …?") never
+    reads "Guilty: Owen Marsh is not guilty …"; else, and where no rule reads the question or
+    the label is neither side, ``fallback``."""
     try:
         motion = parse(question)
     except MotionError:
         motion = None
     said = motion.phrase(polarity) if motion is not None and polarity in ("yes", "no") else ""
+    named, low = label.lower(), said.lower()
+    if not re.search(rf"\b{re.escape(named)}\b", low) or (
+            not named.startswith("not ") and re.search(rf"\bnot {re.escape(named)}\b", low)):
+        said = ""
     return f"{label[:1].upper()}{label[1:]}: {said or fallback}"
+
+
+_AGAINST = {"guilty": ("not guilty", "innocent"), "liable": ("not liable",)}
+
+
+def asks_against(question: str, label: str) -> bool:
+    """Whether a Yes to ``question`` is the court's label turned down: "Is Dale Hollis not guilty
+    of burglary?" (or "… innocent of …?") asked of a court whose verdicts are guilty / not
+    guilty. Such a court's guilty is then the question's No, and its answer must say so."""
+    try:
+        motion = parse(question)
+    except MotionError:
+        return False
+    said = motion.yes.lower() if motion is not None else ""
+    return any(re.search(rf"\b{re.escape(w)}\b", said) for w in _AGAINST.get(label.lower(), (f"not {label.lower()}",)))
+
 
 def named_terms(question: str) -> list[str]:
     """Numbers, names and quoted titles in the question, which the motion must keep unchanged."""

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from courtroom_chat.motion import (
     MotionError,
+    asks_against,
     from_phrase,
     motion_for,
     motion_problems,
@@ -109,6 +110,17 @@ SHAPES = [
      "No: do not cut the release on 1 March", "Should we not cut the release on 1 March?"),
     ("Should I take 2 or 3 days off next week?", "Yes: take 2 or 3 days off next week",
      "No: do not take 2 or 3 days off next week", "Should I not take 2 or 3 days off next week?"),
+    # "not" after the subject: the positive question turned around (the mirror questions the rules write)
+    ("Is Dale Hollis not guilty of burglary in the second degree?", "Yes: Dale Hollis is not guilty of burglary in the "
+     "second degree", "No: Dale Hollis is guilty of burglary in the second degree",
+     "Is Dale Hollis guilty of burglary in the second degree?"),
+    ("Should ICLR 2017 not accept this paper?", "Yes: ICLR 2017 should not accept this paper",
+     "No: ICLR 2017 should accept this paper", "Should ICLR 2017 accept this paper?"),
+    ("Is the PR not ready to merge?", "Yes: the PR is not ready to merge", "No: the PR is ready to merge",
+     "Is the PR ready to merge?"),
+    ("Did Asha not take the bicycle?", "Yes: Asha did not take the bicycle", "No: Asha did take the bicycle",
+     "Did Asha take the bicycle?"),
+    ("Do we not need a new hire?", "Yes: you do not need a new hire", "No: you need a new hire", "Do we need a new hire?"),
     # Chinese (the criminal trial data are Chinese)
     ("被告人是否构成盗窃罪？", "是：被告人构成盗窃罪", "否：被告人不构成盗窃罪", "被告人是否不构成盗窃罪？"),
     ("我们应该合并这个PR吗？", "是：我们应该合并这个PR", "否：我们不应该合并这个PR", "我们是否不应该合并这个PR？"),
@@ -294,3 +306,32 @@ def test_a_courts_label_reads_as_what_it_means_for_the_question():
     assert ruled("guilty", "yes", "Asha, bicycle, Tuesday", "State v. Asha") == "Guilty: State v. Asha"
     assert ruled("guilty", "yes", "Is Asha guilty of theft or fraud?", "Asha on theft") == "Guilty: Asha on theft"
     assert ruled("hung", "undecided", q, "no verdict") == "Hung: no verdict"
+    # a question asked the other way: the sentence would contradict the label, so it is not used
+    assert ruled("guilty", "yes", "Is Owen Marsh not guilty of embezzlement?", "as asked") == "Guilty: as asked"
+    assert ruled("guilty", "yes", "Is Owen Marsh innocent of embezzlement?", "as asked") == "Guilty: as asked"
+    assert ruled("not liable", "no", "Should the court find Dunmore liable?", "as asked") == "Not liable: as asked"
+
+
+
+NEGATED = ["Is Dale Hollis not guilty of burglary in the second degree?", "Should ICLR 2017 not accept this paper?",
+           "Is the PR not ready to merge?", "Did Asha not take the bicycle?", "Do we not need a new hire?",
+           "Should we not merge PR #214?"]
+
+
+@pytest.mark.parametrize("question", NEGATED)
+def test_a_question_with_not_after_its_subject_turns_back_into_the_positive_one(question):
+    """The mirror questions the rules write ("Is X not guilty of …?") read as "X not is guilty"
+    before, and a mirror trial argued that motion; their answers are in SHAPES."""
+    m = parse(question)
+    back = parse(m.mirror_question)
+    assert m.mirror_question == question.replace(" not ", " ", 1)
+    assert (back.yes, back.no) == (m.no, m.yes)  # asked the other way, the same two positions swap
+    assert parse("Is it worth not upgrading?").yes == "it is worth not upgrading"  # "not" inside the predicate: as written
+
+
+def test_a_question_asked_against_a_courts_label_is_known():
+    assert asks_against("Is Dale Hollis not guilty of burglary?", "guilty")
+    assert asks_against("Is Dale Hollis innocent of burglary?", "guilty")
+    assert asks_against("Is Northline Freight not liable for the injuries?", "liable")
+    assert not asks_against("Is Dale Hollis guilty of burglary?", "guilty")
+    assert not asks_against("Should we merge PR #214?", "guilty") and not asks_against("Design A or B?", "guilty")

@@ -640,6 +640,7 @@ def test_a_question_of_guilt_with_documents_charges_the_offence_and_names_the_ac
     assert charged("Are Tomer and Stan guilty of murder?") == ("Tomer and Stan", "murder")
     assert charged("  was the accused GUILTY for cheating under IPC 420 ? ") == ("the accused", "cheating under IPC 420")
     assert charged("Did Asha take the bicycle?") == ("", "Did Asha take the bicycle?")  # no one named, asked as is
+    assert charged("Is Dana Whitlock not guilty of theft?") == ("Dana Whitlock", "theft")  # asked the other way
     case = new_case("Is Dana Whitlock guilty of theft of the laptop?",
                     [pasted_document("The store video shows Dana Whitlock taking the laptop without paying.")])
     b = bench_case(case)
@@ -890,3 +891,21 @@ def test_situations_load_from_the_shipped_files_or_a_file_of_ones_own(tmp_path):
         load_situations(str(bad))
     assert KnowledgeBase.from_settings(kb_settings(tmp_path).kb).situations == {}  # off by default
     assert KnowledgeBase.from_settings(kb_settings(tmp_path, situations="auto").kb).situations == shipped
+
+
+async def test_asked_the_other_way_the_bench_answers_the_question_it_was_asked(tmp_path):
+    from courtroom_chat.case import new_case, pasted_document
+
+    case = new_case("Is Dana Whitlock not guilty of theft of the laptop?",
+                    [pasted_document("The store video shows Dana Whitlock taking the laptop without paying. "
+                                     "She told the officer she took it.")]).model_copy(update={"procedure": "samvad"})
+    record = await Trial(case, kb_settings(tmp_path), store=None, backends={"scripted": ScriptedBackend()}).run()
+    outcome = record.outcome
+    assert bench_case(case).accused == "Dana Whitlock"  # not "Dana Whitlock not"
+    if outcome.label in ("guilty", "not guilty"):  # a guilty finding answers this question No
+        assert outcome.polarity == {"guilty": "no", "not guilty": "yes"}[outcome.label]
+        assert outcome.answer.startswith({"guilty": "Guilty: Dana Whitlock is guilty of theft of the laptop",
+                                          "not guilty": "Not guilty: Dana Whitlock is not guilty of theft of the laptop"}[
+            outcome.label])
+    else:
+        assert outcome.polarity == "undecided" and outcome.answer.startswith("Hung bench")

@@ -120,6 +120,19 @@ async def test_a_type_given_against_the_transcript_is_followed_with_a_warning():
     assert not any(w.rule == "case_type" for w in record.warnings)  # as written: nothing to say
 
 
+
+async def test_asked_the_other_way_a_guilty_verdict_answers_no():
+    """The mirror question the rules write ("Is Dale Hollis not guilty …?"): the court still finds
+    guilty or not guilty, and its answer to that question is the other side."""
+    base = load_case(CASES / "burglary.json")
+    asked = base.model_copy(update={"question": "Is Dale Hollis not guilty of burglary in the second degree?"})
+    record = await Trial(asked, settings(justices=3, jurors=3), store=None, backends={"scripted": ScriptedBackend()}).run()
+    label = record.outcome.label
+    assert record.outcome.polarity == {"guilty": "no", "not guilty": "yes"}[label]
+    assert record.outcome.answer == {
+        "guilty": "Guilty: Dale Hollis is guilty of burglary in the second degree",
+        "not guilty": "Not guilty: Dale Hollis is not guilty of burglary in the second degree"}[label]
+
 async def test_a_recorded_case_runs_again_with_the_inputs_its_transcript_gave_and_a_misspelt_one_is_refused():
     from courtroom_chat.records import RunRecord
 

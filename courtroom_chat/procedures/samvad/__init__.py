@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ... import prompts
 from ...errors import BackendError, RoleOutputError
 from ...kb import KBHit, chunk, number_of
-from ...motion import ruled
+from ...motion import asks_against, ruled
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, case_block, refine_schema
@@ -38,6 +38,7 @@ from .cases import BenchCase, bench_case, withheld
 from .demo import demo_reply
 from .rules import (
     FINDINGS,
+    GUILTY,
     LEANINGS,
     NOT_GUILTY,
     consensus,
@@ -460,15 +461,18 @@ class SamvadBench(Procedure):
                                               "adjudicators")}
         court.keep("bench", document)
         who = b.accused or "the accused"
+        polarity = side(verdict) if verdict != "hung" else "undecided"
+        if asks_against(court.case.question, GUILTY):  # "Is X not guilty …?": guilty answers No
+            polarity = {"yes": "no", "no": "yes"}.get(polarity, polarity)
         if verdict == "hung":
             answer = (f"Hung bench: no verdict reached {p.consensus:.0%} of the bench after {len(rounds)} "
                       f"round{'s' if len(rounds) != 1 else ''} ({b.case_id})")
         else:
             charged = f"{who} on {'; '.join(b.charges)}"  # where no rule reads the question
-            answer = f"{ruled(verdict, side(verdict), court.case.question, charged)} ({b.case_id})"
+            answer = f"{ruled(verdict, polarity, court.case.question, charged)} ({b.case_id})"
         partial = any(len(r) < p.adjudicators for r in rounds)
         court.conclude(Outcome(
-            answer=answer, label=verdict, polarity=side(verdict) if verdict != "hung" else "undecided",  # type: ignore[arg-type]
+            answer=answer, label=verdict, polarity=polarity,  # type: ignore[arg-type]
             decided_by=f"the bench of {p.adjudicators} adjudicators ({'consensus' if verdict != 'hung' else 'no consensus'})",
             partial=partial,
             confidences=[Confidence(kind="agreement", label="final agreement", value=final["agreement"],

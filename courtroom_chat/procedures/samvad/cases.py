@@ -85,7 +85,7 @@ def bench_case(case: Case) -> BenchCase:
                      charges=[charge], prosecution_evidence=evidence, keywords=key_terms(case.question))
 
 
-GUILT = re.compile(r"^\s*(?:is|are|was|were)\s+(?P<who>.+?)\s+guilty\s+(?:of|for)\s+(?P<charge>.+?)[\s?.]*$",
+GUILT = re.compile(r"^\s*(?:is|are|was|were)\s+(?P<who>.+?)\s+(?:not\s+)?guilty\s+(?:of|for)\s+(?P<charge>.+?)[\s?.]*$",
                    re.IGNORECASE | re.DOTALL)
 
 

@@ -24,7 +24,7 @@ from ...case import Case
 from ...court import Agent, Court
 from ...errors import BackendError, CaseError, RoleOutputError
 from ...evidence import EvidenceIndex, quote_choices
-from ...motion import ruled
+from ...motion import asks_against, ruled
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, listed, refine_schema
@@ -659,10 +659,12 @@ class SupremeCourt(Procedure):
         agreeing = jury["votes"].get(decision, 0)
         own = [final[k]["confidence"] for k in (held or majority_seats)]
         failed = len(final) < court.params.justices or jury["voted"] < jury["seated"]
+        polarity = standard.polarity(decision)
+        if asks_against(court.case.question, standard.yes):  # "Is X not guilty …?": guilty answers No
+            polarity = {"yes": "no", "no": "yes"}.get(polarity, polarity)
         court.conclude(Outcome(
-            answer=ruled(decision, standard.polarity(decision), court.case.question,
-                         court.case.inputs.get("title") or court.case.question),
-            label=decision, polarity=standard.polarity(decision),  # type: ignore[arg-type]
+            answer=ruled(decision, polarity, court.case.question, court.case.inputs.get("title") or court.case.question),
+            label=decision, polarity=polarity,  # type: ignore[arg-type]
             decided_by="the bench (the majority of the justices' final votes)", partial=failed,
             confidences=[
                 Confidence(kind="vote_share", label="bench vote share", value=round(counts[decision] / len(votes), 3),
