@@ -126,12 +126,16 @@ async def test_asked_the_other_way_a_guilty_verdict_answers_no():
     guilty or not guilty, and its answer to that question is the other side."""
     base = load_case(CASES / "burglary.json")
     asked = base.model_copy(update={"question": "Is Dale Hollis not guilty of burglary in the second degree?"})
-    record = await Trial(asked, settings(justices=3, jurors=3), store=None, backends={"scripted": ScriptedBackend()}).run()
+    record = await Trial(asked, settings(jurors=3), store=None, backends={"scripted": ScriptedBackend()}).run()
     label = record.outcome.label
     assert record.outcome.polarity == {"guilty": "no", "not guilty": "yes"}[label]
     assert record.outcome.answer == {
         "guilty": "Guilty: Dale Hollis is guilty of burglary in the second degree",
         "not guilty": "Not guilty: Dale Hollis is not guilty of burglary in the second degree"}[label]
+    # the switches between rounds are scored against the gold answer as sides of this question too
+    moves = [m for r in record.outputs["verdict"]["conformity"]["rounds"] for m in r["moves"]]
+    assert moves and all((m["from_side"], m["to_side"]) == ({"guilty": "no", "not guilty": "yes"}[m["from"]],
+                                                             {"guilty": "no", "not guilty": "yes"}[m["to"]]) for m in moves)
 
 async def test_a_recorded_case_runs_again_with_the_inputs_its_transcript_gave_and_a_misspelt_one_is_refused():
     from courtroom_chat.records import RunRecord

@@ -341,6 +341,7 @@ class SamvadBench(Procedure):
         rounds: list[dict[str, dict[str, Any]]] = []
         moves: list[dict[str, Any]] = []
         flow: dict[str, Any] = {"rounds": moves, "consensus": [], "stopped": "", "rounds_skipped": 0}
+        against = asks_against(court.case.question, GUILTY)  # the moves' sides as answers to the question
         for round_ in range(1, p.max_rounds + 1):
             previous = rounds[-1] if rounds else {}
             plans = []
@@ -363,8 +364,8 @@ class SamvadBench(Procedure):
                                           "counts": {label: list(votes.values()).count(label) for label in LEANINGS}})
                 stage.state = present.tally_text(votes) + (f" · consensus: {verdict}" if verdict else "")
                 if previous:
-                    moved = deliberation.conformity({k: v["leaning"] for k, v in previous.items()}, votes, prior, side,
-                                                    who="adjudicator")
+                    moved = deliberation.conformity({k: v["leaning"] for k, v in previous.items()}, votes, prior,
+                                                    lambda leaning: side(leaning, against), who="adjudicator")
                     moves.append({"round": round_, **moved})
                     stage.markdown = (f"**Changed:** {moved['changed']} ({moved['toward']} toward the previous majority, "
                                       f"{moved['away']} away)")
@@ -461,9 +462,7 @@ class SamvadBench(Procedure):
                                               "adjudicators")}
         court.keep("bench", document)
         who = b.accused or "the accused"
-        polarity = side(verdict) if verdict != "hung" else "undecided"
-        if asks_against(court.case.question, GUILTY):  # "Is X not guilty …?": guilty answers No
-            polarity = {"yes": "no", "no": "yes"}.get(polarity, polarity)
+        polarity = side(verdict, asks_against(court.case.question, GUILTY))  # "Is X not guilty …?": guilty is No
         if verdict == "hung":
             answer = (f"Hung bench: no verdict reached {p.consensus:.0%} of the bench after {len(rounds)} "
                       f"round{'s' if len(rounds) != 1 else ''} ({b.case_id})")

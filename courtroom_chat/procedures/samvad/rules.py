@@ -197,8 +197,12 @@ def majority(votes: dict[str, str]) -> str:
     return ranked[0][0]
 
 
-def side(leaning: str) -> str:
-    return "yes" if leaning == GUILTY else "no" if leaning == NOT_GUILTY else "undecided"
+def side(leaning: str, against: bool = False) -> str:
+    """A leaning as an answer to the question: guilty is Yes to "Is X guilty …?" and, ``against``,
+    No to "Is X not guilty …?"."""
+    if leaning not in (GUILTY, NOT_GUILTY):
+        return "undecided"
+    return "yes" if (leaning == GUILTY) != against else "no"
 
 
 # ---------------------------------------------------------------- metrics

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -174,7 +175,7 @@ class SupremeCourt(Procedure):
         if written and written != kind:
             court.warn("court", "case_type", f"tried as a {kind} case as asked ({STANDARDS[kind].burden}), though the "
                        f"transcript says it is {written}; leave out --type to try it as written")
-        return STANDARDS[kind]
+        return replace(STANDARDS[kind], against=asks_against(court.case.question, STANDARDS[kind].yes))
 
     def burden(self, standard: Standard) -> str:
         return self.render(f"burden_{standard.type}")
@@ -659,9 +660,7 @@ class SupremeCourt(Procedure):
         agreeing = jury["votes"].get(decision, 0)
         own = [final[k]["confidence"] for k in (held or majority_seats)]
         failed = len(final) < court.params.justices or jury["voted"] < jury["seated"]
-        polarity = standard.polarity(decision)
-        if asks_against(court.case.question, standard.yes):  # "Is X not guilty …?": guilty answers No
-            polarity = {"yes": "no", "no": "yes"}.get(polarity, polarity)
+        polarity = standard.polarity(decision)  # "Is X not guilty …?": guilty answers No
         court.conclude(Outcome(
             answer=ruled(decision, polarity, court.case.question, court.case.inputs.get("title") or court.case.question),
             label=decision, polarity=polarity,  # type: ignore[arg-type]

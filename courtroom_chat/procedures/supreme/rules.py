@@ -24,13 +24,18 @@ class Standard:
     burden: str  # beyond a reasonable doubt | a preponderance of the evidence
     party: str  # the side that bears the burden: the prosecution | the plaintiff
     other: str  # the defense | the defendant
+    against: bool = False  # the question is asked against the Yes verdict ("Is X not guilty …?")
 
     @property
     def labels(self) -> list[str]:
         return [self.yes, self.no]
 
     def polarity(self, label: str) -> str:
-        return "yes" if label == self.yes else "no" if label == self.no else "undecided"
+        """A verdict as an answer to the question: guilty is Yes to "Is X guilty …?" and No to
+        "Is X not guilty …?" (the answer, the evaluation's scoring and the switches between rounds)."""
+        if label not in self.labels:
+            return "undecided"
+        return "yes" if (label == self.yes) != self.against else "no"
 
 
 STANDARDS = {
