@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -627,6 +628,7 @@ def test_case_inputs_from_the_command_line_one_charge_a_line():
                              "charges=Theft of a bicycle under IPC 379\nTrespass", "-i", "summary=A bicycle was taken."])
     assert ok.exit_code == 0, ok.output
     assert "Theft of a bicycle under IPC 379; Trespass" in ok.stdout
+    assert re.search(r"(Guilty|Not guilty): the accused is (guilty|not guilty) of Theft of a bicycle under IPC 379; Trespass", ok.stdout)
     missing = runner.invoke(app, ["run", "-p", "samvad", "-q", "Is Asha guilty?", "-b", "scripted", "-i", "summary=A bicycle."])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
     assert missing.output.strip().splitlines()[-1].startswith("error: case: the case has no charges")

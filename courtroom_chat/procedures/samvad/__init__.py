@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ... import prompts
 from ...errors import BackendError, RoleOutputError
 from ...kb import KBHit, chunk, number_of
-from ...motion import asks_against, ruled
+from ...motion import asks_against
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, case_block, refine_schema
@@ -467,8 +467,9 @@ class SamvadBench(Procedure):
             answer = (f"Hung bench: no verdict reached {p.consensus:.0%} of the bench after {len(rounds)} "
                       f"round{'s' if len(rounds) != 1 else ''} ({b.case_id})")
         else:
-            charged = f"{who} on {'; '.join(b.charges)}"  # where no rule reads the question
-            answer = f"{ruled(verdict, polarity, court.case.question, charged)} ({b.case_id})"
+            # the finding itself, on the charges as the bench tried them, however the question was put
+            answer = (f"{verdict.capitalize()}: {who} {'are' if ' and ' in who else 'is'} {verdict} of "
+                      f"{'; '.join(b.charges)} ({b.case_id})")
         partial = any(len(r) < p.adjudicators for r in rounds)
         court.conclude(Outcome(
             answer=answer, label=verdict, polarity=polarity,  # type: ignore[arg-type]
