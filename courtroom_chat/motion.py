@@ -208,7 +208,6 @@ def _english(q: str) -> Motion | None:
     return None
 
 
-
 _AUXILIARIES = {"is", "are", "was", "were", "should", "shall", "must", "can", "could", "may", "will", "would", "do",
                 "does", "did", "has", "have"}
 
@@ -231,6 +230,7 @@ def _negated(q: str, words: list[str]) -> Motion | None:
     if motion is None or not motion.no or not motion.yes.lower().startswith(subject + " "):
         return None
     return Motion(q, motion.no, motion.yes, f"{positive}?")
+
 
 def _user_subject(words: list[str]) -> tuple[str, list[str]] | None:
     for n in (3, 2, 1):
@@ -312,7 +312,7 @@ def _do(q: str, words: list[str]) -> Motion | None:
         yes = f"{said} did {verb}{tail}"
     else:
         yes = f"{said} {_third_person(verb.lower()) if third else verb}{tail}"
-    no = f"{said} {_AUX_NOT['does' if third else 'do' if aux != 'did' else 'did']} {verb}{tail}"  # you do not, it does not"
+    no = f"{said} {_AUX_NOT['does' if third else 'do' if aux != 'did' else 'did']} {verb}{tail}"  # you do not; it does not
     if verb.lower() == "need" and body:
         mirror = f"Can {subject} do without {body}?"
     else:
