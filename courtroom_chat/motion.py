@@ -223,9 +223,10 @@ def _negated(q: str, words: list[str]) -> Motion | None:
     at = next((i for i in range(2, min(len(words), 9)) if words[i].lower() == "not"), None)
     if at is None or at + 1 >= len(words):
         return None
-    positive = " ".join(words[:at] + words[at + 1:])
+    start = at - 1 if words[at - 1].lower() == "still" and at > 2 else at  # "Is the PR still not ready …?"
+    positive = " ".join(words[:start] + words[at + 1:])
     motion = _english(positive)
-    said = " ".join(words[1:at])
+    said = " ".join(words[1:start])
     subject = "you" if said.lower() in _USER else _lower_first(_swap(said)).lower()  # as the rules write it
     if motion is None or not motion.no or not motion.yes.lower().startswith(subject + " "):
         return None

@@ -118,6 +118,8 @@ SHAPES = [
      "No: ICLR 2017 should accept this paper", "Should ICLR 2017 accept this paper?"),
     ("Is the PR not ready to merge?", "Yes: the PR is not ready to merge", "No: the PR is ready to merge",
      "Is the PR ready to merge?"),
+    ("Is the PR still not ready to merge?", "Yes: the PR is not ready to merge", "No: the PR is ready to merge",
+     "Is the PR ready to merge?"),  # the mirror the rules write for "Is the PR ready to merge?"
     ("Did Asha not take the bicycle?", "Yes: Asha did not take the bicycle", "No: Asha did take the bicycle",
      "Did Asha take the bicycle?"),
     ("Do we not need a new hire?", "Yes: you do not need a new hire", "No: you need a new hire", "Do we need a new hire?"),
