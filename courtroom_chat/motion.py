@@ -485,6 +485,15 @@ def asks_against(question: str, label: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}\b", said) for w in _AGAINST.get(label.lower(), (f"not {label.lower()}",)))
 
 
+def answers(label: str, yes: str, labels: tuple[str, ...] | list[str], against: bool = False) -> str:
+    """A court's label as an answer to the question: its ``yes`` label ("guilty") is Yes to "Is X
+    guilty …?" and, ``against`` (``asks_against``), No to "Is X not guilty …?"; a label outside
+    ``labels`` ("hung", "") is undecided. The supreme court and the bench score with it."""
+    if label not in labels:
+        return "undecided"
+    return "yes" if (label == yes) != against else "no"
+
+
 def named_terms(question: str) -> list[str]:
     """Numbers, names and quoted titles in the question, which the motion must keep unchanged."""
     q = _clean(question)

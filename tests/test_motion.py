@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from courtroom_chat.motion import (
     MotionError,
+    answers,
     asks_against,
     from_phrase,
     motion_for,
@@ -337,3 +338,18 @@ def test_a_question_asked_against_a_courts_label_is_known():
     assert asks_against("Is Northline Freight not liable for the injuries?", "liable")
     assert not asks_against("Is Dale Hollis guilty of burglary?", "guilty")
     assert not asks_against("Should we merge PR #214?", "guilty") and not asks_against("Design A or B?", "guilty")
+
+
+@pytest.mark.parametrize("question,label,expected", [
+    ("Is Dale Hollis guilty of burglary?", "guilty", "yes"),
+    ("Is Dale Hollis guilty of burglary?", "not guilty", "no"),
+    ("Is Dale Hollis not guilty of burglary?", "guilty", "no"),
+    ("Is Dale Hollis not guilty of burglary?", "not guilty", "yes"),
+    ("Is Dale Hollis not guilty of burglary?", "hung", "undecided"),
+    ("Is Dale Hollis guilty of burglary?", "", "undecided"),
+])
+def test_a_courts_label_answers_the_question_it_was_asked(question, label, expected):
+    """One rule for the supreme court's polarity and the bench's sides: guilty is No when the
+    question is asked against it, and a label outside the court's two is undecided."""
+    against = asks_against(question, "guilty")
+    assert answers(label, "guilty", ("guilty", "not guilty"), against) == expected

@@ -340,8 +340,9 @@ class SamvadBench(Procedure):
         brief = self.briefing(self.kb(court), b, instructions, arguments)
         rounds: list[dict[str, dict[str, Any]]] = []
         moves: list[dict[str, Any]] = []
-        flow: dict[str, Any] = {"rounds": moves, "consensus": [], "stopped": "", "rounds_skipped": 0}
-        against = asks_against(court.case.question, GUILTY)  # the moves' sides as answers to the question
+        against = asks_against(court.case.question, GUILTY)  # "Is X not guilty …?": guilty is No
+        flow: dict[str, Any] = {"rounds": moves, "consensus": [], "stopped": "", "rounds_skipped": 0,
+                                "against": against}  # the moves' and the verdict's sides as answers
         for round_ in range(1, p.max_rounds + 1):
             previous = rounds[-1] if rounds else {}
             plans = []
@@ -462,7 +463,7 @@ class SamvadBench(Procedure):
                                               "adjudicators")}
         court.keep("bench", document)
         who = b.accused or "the accused"
-        polarity = side(verdict, asks_against(court.case.question, GUILTY))  # "Is X not guilty …?": guilty is No
+        polarity = side(verdict, flow["against"])
         if verdict == "hung":
             answer = (f"Hung bench: no verdict reached {p.consensus:.0%} of the bench after {len(rounds)} "
                       f"round{'s' if len(rounds) != 1 else ''} ({b.case_id})")

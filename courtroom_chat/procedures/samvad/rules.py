@@ -10,6 +10,7 @@ import statistics
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from ...motion import answers
 from ..base import Problem, words
 from ..decision.rules import quote_problems
 from .cases import STOP, BenchCase, key_terms
@@ -200,9 +201,7 @@ def majority(votes: dict[str, str]) -> str:
 def side(leaning: str, against: bool = False) -> str:
     """A leaning as an answer to the question: guilty is Yes to "Is X guilty …?" and, ``against``,
     No to "Is X not guilty …?"."""
-    if leaning not in (GUILTY, NOT_GUILTY):
-        return "undecided"
-    return "yes" if (leaning == GUILTY) != against else "no"
+    return answers(leaning, GUILTY, (GUILTY, NOT_GUILTY), against)
 
 
 # ---------------------------------------------------------------- metrics

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ...motion import answers
 from ..base import Problem, words
 from ..deliberation import conformity as shared_conformity
 from .wire import FINDINGS_WIRES, ConferenceReply, FactsReply, JurorReply, OpinionReply, ReasoningReply
@@ -33,9 +34,7 @@ class Standard:
     def polarity(self, label: str) -> str:
         """A verdict as an answer to the question: guilty is Yes to "Is X guilty …?" and No to
         "Is X not guilty …?" (the answer, the evaluation's scoring and the switches between rounds)."""
-        if label not in self.labels:
-            return "undecided"
-        return "yes" if (label == self.yes) != self.against else "no"
+        return answers(label, self.yes, self.labels, self.against)
 
 
 STANDARDS = {
