@@ -16,6 +16,7 @@ is refused with :class:`MotionError`: the court decides one yes/no question at a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,7 +58,7 @@ class Motion:
 
 _VERBS = set("""
 accept acquit acquire act add adopt afford agree allow amend announce apply appoint approve archive ask attend
-automate avoid award back ban become begin block book borrow break bring build buy call cancel change charge
+automate avoid award back ban be become begin block book borrow break bring build buy call cancel change charge
 choose close commit complete comply constitute contact continue contribute convert convict count cover create
 cut decline decrease delay delete deliver deny deploy deserve design disable dismiss do drop enable end endorse enforce
 enter exceed exclude expand extend fail file fine finish fire fit fix follow forbid freeze fund get give go grant grow handle
@@ -70,15 +71,18 @@ respond restart restore restructure retire return reverse revert review revise r
 schedule sell send sentence settle ship shut sign skip spend split sponsor start stay stop submit sue support
 suspend switch take terminate test tell trust try turn unblock unfreeze update upgrade use violate wait waive
 warrant withdraw work write
+affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
 """.split())
 
 # Words that open the predicate of "Is <subject> <predicate>?".
 _PREDICATE = set("""
 a an able acceptable accurate affordable ahead allowed already appropriate at behind better broken cheaper
-compliant complete correct impossible done eligible enough faster feasible finished fit fully good guilty healthy in innocent
-legal liable likely mature more necessary needed ok okay on over possible production-ready profitable ready
-really reasonable reliable required responsible right safe secure slower stable still suitable sufficient
-the too true unable under valid within worse worth worthwhile wrong
+big cheap clean clear compliant complete correct impossible done eligible enough fast faster feasible finished fit
+fully good green guilty healthy in innocent large legal liable likely mature more necessary needed ok okay on over
+possible production-ready profitable ready really reasonable reliable required responsible right robust safe secure
+simple slow slower small solid sound stable still strong suitable sufficient the too true unable under urgent useful
+valid well within worse worth worthwhile wrong
+competitive confusing consistent ethical expensive fair honest late missing optimal overdue realistic relevant viable
 """.split())
 
 _ANTONYMS = {
@@ -141,13 +145,45 @@ def _lower_first(text: str) -> str:
     return text
 
 
-def _split_subject(words: list[str], stops: set[str]) -> tuple[str, list[str]] | None:
-    """(subject, rest) where the rest opens on a word in ``stops`` (a verb, or a predicate)."""
+_DETERMINERS = {"the", "a", "an", "my", "our", "your", "their", "its", "his", "her", "every", "each", "no", "some", "any"}
+
+
+_LINKS = {"for", "of", "to", "with", "by", "from", "about", "into", "between", "than", "and", "or"}
+
+
+def _no_subject(subject: list[str]) -> bool:
+    """Words that cannot be the whole subject: determiners alone ("the" of "Is the updated plan
+    ready?"), a possessive waiting for its noun ("the team's" of "Is the team's proposed budget
+    approved?") or a preposition waiting for its object ("the need for" of "Is the need for a
+    rewrite justified?"), so the split goes on to the next word that could open the rest."""
+    return (all(w.lower() in _DETERMINERS for w in subject) or bool(re.search(r"['’]s$", subject[-1]))
+            or subject[-1].lower() in _LINKS)
+
+
+def _split_subject(words: list[str], stops: set[str],
+                   opens: Callable[[str], bool] | None = None) -> tuple[str, list[str]] | None:
+    """(subject, rest) where the rest opens on a word in ``stops`` (a verb, or a predicate) or one
+    ``opens`` accepts, after a subject that can stand alone."""
     for j in range(1, min(len(words), 7)):
         w = words[j]
-        if w.lower() in stops and (w.islower() or w.lower() in ("a", "an", "the")):
+        if ((w.lower() in stops or (opens is not None and w.islower() and opens(w)))
+                and (w.islower() or w.lower() in ("a", "an", "the")) and not _no_subject(words[:j])):
             return " ".join(words[:j]), words[j:]
     return None
+
+
+_NOT_PARTICIPLES = {"need", "seed", "feed", "speed", "bleed", "breed", "greed", "shed", "hundred", "embed",
+                    "table", "cable", "variable", "deliverable", "vegetable", "bible"}
+
+
+def _opens_predicate(word: str) -> bool:
+    """Besides the listed predicate words, what opens "Is <subject> …?"'s predicate: a past
+    participle ("Was the outage caused by …?", "Is the PR reviewed?"), an adverb in -ly ("Is the
+    data properly anonymised?") or an adjective in -able, -ible, -ous or -ful ("Is this approach
+    scalable?"); nouns that look like one are let through by ``_no_subject`` when they come first
+    ("Is the family ready?") or listed here."""
+    w = word.lower().strip(",;:")
+    return len(w) > 4 and w not in _NOT_PARTICIPLES and w.endswith(("ed", "ly", "able", "ible", "ous", "ful"))
 
 
 def _third_person(verb: str) -> str:
@@ -244,6 +280,8 @@ def _user_subject(words: list[str]) -> tuple[str, list[str]] | None:
 def _modal(q: str, words: list[str], aux: str) -> Motion | None:
     """Should/Can/Could/May <subject> <verb> …"""
     user = _user_subject(words)
+    if aux == "should" and user and user[1][0].lower() == "be" and user[0].lower() not in ("i", "we", "you"):
+        user = None  # "Should the team be split in two?": the team is the subject, not the one to act
     if aux == "should" and user:
         subject, rest = user
         if rest[0].lower() == "not":  # "Should I not merge?" : the motion is the refusal
@@ -357,7 +395,7 @@ def _be(q: str, words: list[str]) -> Motion | None:
         subject, rest = user
         said, verb = "you", "are"
     else:
-        split = _split_subject(words[1:], _PREDICATE)
+        split = _split_subject(words[1:], _PREDICATE, _opens_predicate)
         if split is None:
             return None
         subject, rest = split

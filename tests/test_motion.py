@@ -124,6 +124,35 @@ SHAPES = [
     ("Did Asha not take the bicycle?", "Yes: Asha did not take the bicycle", "No: Asha did take the bicycle",
      "Did Asha take the bicycle?"),
     ("Do we not need a new hire?", "Yes: you do not need a new hire", "No: you need a new hire", "Do we need a new hire?"),
+    # a predicate the word list does not name: an adjective before "enough", a participle, an -ly adverb
+    ("Is the dataset clean enough for training?", "Yes: the dataset is clean enough for training",
+     "No: the dataset is not clean enough for training", "Is the dataset not clean enough for training?"),
+    ("Was the outage caused by the config change?", "Yes: the outage was caused by the config change",
+     "No: the outage was not caused by the config change", "Was the outage not caused by the config change?"),
+    ("Is the customer data properly anonymised?", "Yes: the customer data is properly anonymised",
+     "No: the customer data is not properly anonymised", "Is the customer data not properly anonymised?"),
+    ("Is the updated plan ready?", "Yes: the updated plan is ready", "No: the updated plan is not ready",
+     "Is the updated plan still not ready?"),  # "the" alone is no subject
+    ("Is the team's proposed budget approved?", "Yes: the team's proposed budget is approved",
+     "No: the team's proposed budget is not approved", "Is the team's proposed budget not approved?"),
+    ("Is the family plan cheap enough?", "Yes: the family plan is cheap enough", "No: the family plan is not cheap enough",
+     "Is the family plan not cheap enough?"),  # a noun in -ly first is the subject's
+    ("Is the need for a rewrite justified?", "Yes: the need for a rewrite is justified",
+     "No: the need for a rewrite is not justified", "Is the need for a rewrite not justified?"),  # no subject ends on "for"
+    ("Is this approach scalable?", "Yes: this approach is scalable", "No: this approach is not scalable",
+     "Is this approach not scalable?"),
+    ("Does the bug exist in version 2.3?", "Yes: the bug exists in version 2.3", "No: the bug does not exist in version 2.3",
+     "Does the bug not exist in version 2.3?"),
+    # "be" after a modal
+    ("Should Maria be promoted to team lead?", "Yes: Maria should be promoted to team lead",
+     "No: Maria should not be promoted to team lead", "Should Maria not be promoted to team lead?"),
+    ("Would switching to Postgres be worth it?", "Yes: switching to Postgres would be worth it",
+     "No: switching to Postgres would not be worth it", "Would switching to Postgres not be worth it?"),
+    ("Should the team be split in two?", "Yes: the team should be split in two", "No: the team should not be split in two",
+     "Should the team not be split in two?"),  # the team is what the question is about, not who acts
+    ("Would it be a mistake to refactor the billing module?", "Yes: it would be a mistake to refactor the billing module",
+     "No: it would not be a mistake to refactor the billing module",
+     "Would it not be a mistake to refactor the billing module?"),  # was "it be a mistake to would refactor …"
     # Chinese (the criminal trial data are Chinese)
     ("被告人是否构成盗窃罪？", "是：被告人构成盗窃罪", "否：被告人不构成盗窃罪", "被告人是否不构成盗窃罪？"),
     ("我们应该合并这个PR吗？", "是：我们应该合并这个PR", "否：我们不应该合并这个PR", "我们是否不应该合并这个PR？"),
