@@ -220,6 +220,12 @@ def _english(q: str) -> Motion | None:
     if m:
         return _english(f"Should {'I' if m.group(1).lower() == 'i' else 'we'} {m.group(2)}")
 
+    positive = _CONTRACTED.get(first.replace("’", "'"))
+    if positive is not None and len(words) > 2:
+        # "Isn't the PR ready to merge?", "Shouldn't we wait for the review?": asked expecting Yes,
+        # answered as the positive question is (Yes: the PR is ready); unlike "Is the PR not …?"
+        motion = _english(f"{positive} {' '.join(words[1:])}")
+        return None if motion is None else Motion(q, motion.yes, motion.no, motion.mirror_question)
     negated = _negated(q, words)
     if negated is not None:
         return negated
@@ -244,6 +250,9 @@ def _english(q: str) -> Motion | None:
     return None
 
 
+_CONTRACTED = {"isn't": "Is", "aren't": "Are", "wasn't": "Was", "weren't": "Were", "shouldn't": "Should",
+               "can't": "Can", "couldn't": "Could", "won't": "Will", "wouldn't": "Would", "don't": "Do",
+               "doesn't": "Does", "didn't": "Did", "hasn't": "Has", "haven't": "Have", "mustn't": "Must"}
 _AUXILIARIES = {"is", "are", "was", "were", "should", "shall", "must", "can", "could", "may", "will", "would", "do",
                 "does", "did", "has", "have"}
 
@@ -263,8 +272,8 @@ def _negated(q: str, words: list[str]) -> Motion | None:
     positive = " ".join(words[:start] + words[at + 1:])
     motion = _english(positive)
     said = " ".join(words[1:start])
-    subject = "you" if said.lower() in _USER else _lower_first(_swap(said)).lower()  # as the rules write it
-    if motion is None or not motion.no or not motion.yes.lower().startswith(subject + " "):
+    subjects = {_lower_first(_swap(said)).lower()} | ({"you"} if said.lower() in _USER else set())  # as the rules write it
+    if motion is None or not motion.no or not motion.yes.lower().startswith(tuple(f"{s} " for s in subjects)):
         return None
     return Motion(q, motion.no, motion.yes, f"{positive}?")
 

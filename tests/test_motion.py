@@ -150,6 +150,13 @@ SHAPES = [
      "No: switching to Postgres would not be worth it", "Would switching to Postgres not be worth it?"),
     ("Should the team be split in two?", "Yes: the team should be split in two", "No: the team should not be split in two",
      "Should the team not be split in two?"),  # the team is what the question is about, not who acts
+    # a contracted negative asks expecting Yes and is answered as the positive question
+    ("Isn't the PR ready to merge?", "Yes: the PR is ready to merge", "No: the PR is not ready to merge",
+     "Is the PR still not ready to merge?"),
+    ("Shouldn't we wait for the security review?", "Yes: wait for the security review",
+     "No: do not wait for the security review", "Should we not wait for the security review?"),
+    ("Don’t we need a second on-call engineer?", "Yes: you need a second on-call engineer",
+     "No: you do not need a second on-call engineer", "Can we do without a second on-call engineer?"),
     ("Would it be a mistake to refactor the billing module?", "Yes: it would be a mistake to refactor the billing module",
      "No: it would not be a mistake to refactor the billing module",
      "Would it not be a mistake to refactor the billing module?"),  # was "it be a mistake to would refactor …"
@@ -346,6 +353,7 @@ def test_a_courts_label_reads_as_what_it_means_for_the_question():
 
 
 NEGATED = ["Is Dale Hollis not guilty of burglary in the second degree?", "Should ICLR 2017 not accept this paper?",
+           "Should the team not be split in two?",
            "Is the PR not ready to merge?", "Did Asha not take the bicycle?", "Do we not need a new hire?",
            "Should we not merge PR #214?"]
 
@@ -366,6 +374,7 @@ def test_a_question_asked_against_a_courts_label_is_known():
     assert asks_against("Is Dale Hollis innocent of burglary?", "guilty")
     assert asks_against("Is Northline Freight not liable for the injuries?", "liable")
     assert not asks_against("Is Dale Hollis guilty of burglary?", "guilty")
+    assert not asks_against("Isn't Dale Hollis guilty of burglary?", "guilty")  # asked expecting guilty
     assert not asks_against("Should we merge PR #214?", "guilty") and not asks_against("Design A or B?", "guilty")
 
 
