@@ -167,7 +167,7 @@ def _split_subject(words: list[str], stops: set[str],
     for j in range(1, min(len(words), 7)):
         w = words[j]
         if ((w.lower() in stops or (opens is not None and w.islower() and opens(w)))
-                and (w.islower() or w.lower() in ("a", "an", "the")) and not _no_subject(words[:j])):
+                and (w.islower() or w in ("An", "The")) and not _no_subject(words[:j])):  # "Option A" names
             return " ".join(words[:j]), words[j:]
     return None
 
@@ -200,7 +200,11 @@ def _third_person(verb: str) -> str:
 def _mirror_verb(rest: list[str]) -> list[str] | None:
     """The rest with its verb replaced by its opposite ('accept this paper' -> 'reject this paper')."""
     if rest and rest[0].lower() in _ANTONYMS:
-        return [_ANTONYMS[rest[0].lower()], *rest[1:]]
+        opposite = _ANTONYMS[rest[0].lower()]
+        if " " in opposite and len(rest) > 1 and rest[1].lower() in ("her", "him", "them", "it", "me", "us"):
+            verb, particle = opposite.split(" ", 1)  # "turn her down", not "turn down her"
+            return [verb, rest[1], particle, *rest[2:]]
+        return [opposite, *rest[1:]]
     return None
 
 
@@ -219,6 +223,16 @@ def _english(q: str) -> Motion | None:
     m = re.match(r"(?i)^(i|we) (?:should|must|ought to) (.+)$", q)
     if m:
         return _english(f"Should {'I' if m.group(1).lower() == 'i' else 'we'} {m.group(2)}")
+    # "Do you think we should X?" asks "Should we X?"; "Would you X?" asks the court's advice: "Should I X?"
+    m = re.match(r"(?i)^(?:do you (?:think|believe|reckon)|would you say)(?: that)? (.+)$", q)
+    if m:
+        return _english(m.group(1))
+    m = re.match(r"(?i)^would you (\S+) (.+)$", q)
+    if m and m.group(1).lower() in _VERBS:
+        return _english(f"Should I {m.group(1)} {m.group(2)}")
+    # "Worth upgrading?", "Time to retire the old API?", "Safe to deploy today?": "Is it …?"
+    if re.match(r"(?i)^(?:worth|time to|safe to|ok to|okay to|good to|ready to|too late to|too early to) ", q):
+        return _english(f"Is it {q[:1].lower()}{q[1:]}")
 
     positive = _CONTRACTED.get(first.replace("’", "'"))
     if positive is not None and len(words) > 2:
@@ -472,6 +486,22 @@ def is_chinese(text: str) -> bool:
     return len(re.findall(r"[\u4e00-\u9fff]", text)) >= max(2, len(text.replace(" ", "")) // 4)
 
 
+_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "etc", "no", "inc", "ltd", "co", "jr", "sr"}
+
+
+def asked(question: str) -> tuple[str, str]:
+    """(context, question) of a question put after sentences of context ("Tests pass and two
+    people approved. Should I merge?" → the first sentence, "Should I merge?"); ('', the whole)
+    when there are none. Abbreviations and initials ("Mr. Hollis", "J. Smith") do not end a sentence."""
+    q = re.sub(r"\s+", " ", question).strip()
+    cuts = [m.end() for m in re.finditer(r"[.!?;:](?:[\"'’”)\]])?\s+(?=\S)", q)
+            if not re.search(r"(?:^|\s)(?:[A-Za-z]|" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r")[.]$",
+                             q[:m.start() + 1], re.IGNORECASE)]
+    if not cuts or len(q[cuts[-1]:].split(" ")) < 2:
+        return "", q
+    return q[:cuts[-1]].strip(), q[cuts[-1]:]
+
+
 def parse(question: str) -> Motion | None:
     """The motion the rules find in ``question``; None when no rule fits.
 
@@ -486,6 +516,15 @@ def parse(question: str) -> Motion | None:
             f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
             f"time: ask about one option, e.g. “{example}”")
     motion = _chinese(q) if is_chinese(q) else _english(q)
+    context, tail = asked(question)
+    if motion is None and context and not is_chinese(q):
+        inner = _english(_clean(tail))  # the question after its context, which the jurors still read
+        if inner is not None:
+            again = inner.mirror_question
+            if context.endswith((";", ":", ",")):  # "We launch Friday; should we …?" stays one sentence
+                again = again[:1].lower() + again[1:] if again.split(" ")[0].lower() in _QUESTION_WORDS else again
+            mirror = f"{context} {again}" if again else ""
+            motion = Motion(q, inner.yes, inner.no, mirror)
     if motion is not None and motion_problems(question, motion.yes):
         return None
     return motion
@@ -567,7 +606,7 @@ def motion_problems(question: str, phrase: str) -> list[str]:
     if phrase.endswith(("?", "？")) or (phrase.split(" ")[0].lower() in _QUESTION_WORDS - {"do"} and
                                         phrase.split(" ")[0][0].isupper()):
         problems.append("the motion repeats the question: state what a Yes commits to, not the question")
-    missing = [t for t in named_terms(question) if t not in phrase]
+    missing = [t for t in named_terms(asked(question)[1]) if t not in phrase]  # the question's, not its context's
     if missing:
         problems.append(f"the motion must keep the question's names and numbers unchanged: {', '.join(missing)}")
     lowered = phrase.lower()

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from courtroom_chat.motion import (
     MotionError,
     answers,
+    asked,
     asks_against,
     from_phrase,
     motion_for,
@@ -150,6 +151,21 @@ SHAPES = [
      "No: switching to Postgres would not be worth it", "Would switching to Postgres not be worth it?"),
     ("Should the team be split in two?", "Yes: the team should be split in two", "No: the team should not be split in two",
      "Should the team not be split in two?"),  # the team is what the question is about, not who acts
+    # context before the question, framings around it, an elliptical question, a labelled option
+    ("Tests pass and two people approved. Should I merge PR #88?", "Yes: merge PR #88", "No: do not merge PR #88",
+     "Tests pass and two people approved. Should I not merge PR #88?"),
+    ("We launch Friday; should we merge the refactor?", "Yes: merge the refactor", "No: do not merge the refactor",
+     "We launch Friday; should we not merge the refactor?"),
+    ("Do you think we should adopt Rust for the parser?", "Yes: adopt Rust for the parser",
+     "No: do not adopt Rust for the parser", "Should we not adopt Rust for the parser?"),
+    ("Would you merge this PR?", "Yes: merge this PR", "No: do not merge this PR", "Should I not merge this PR?"),
+    ("Worth upgrading to Python 3.12?", "Yes: it is worth upgrading to Python 3.12",
+     "No: it is not worth upgrading to Python 3.12", "Is upgrading to Python 3.12 a mistake?"),
+    ("Time to retire the old API?", "Yes: it is time to retire the old API", "No: it is not time to retire the old API",
+     "Would it be a mistake to retire the old API?"),
+    ("Is Option A the better choice?", "Yes: Option A is the better choice", "No: Option A is not the better choice",
+     "Is Option A not the better choice?"),  # "A" names the option; it opens no predicate
+    ("Should we hire her?", "Yes: hire her", "No: do not hire her", "Should we turn her down?"),
     # a contracted negative asks expecting Yes and is answered as the positive question
     ("Isn't the PR ready to merge?", "Yes: the PR is ready to merge", "No: the PR is not ready to merge",
      "Is the PR still not ready to merge?"),
@@ -202,7 +218,7 @@ def test_each_shape_gives_its_motion_answers_and_mirror(question, yes, no, mirro
 @pytest.mark.parametrize("question", [q for q, *_ in SHAPES])
 def test_names_and_numbers_survive_into_the_motion_and_answers(question):
     m = motion_for(question)
-    for term in named_terms(question):
+    for term in named_terms(asked(question)[1]):  # the question's own; its context's stay with the jurors
         assert term in m.yes and term in m.answer("yes") and term in m.answer("no"), term
 
 
@@ -391,3 +407,18 @@ def test_a_courts_label_answers_the_question_it_was_asked(question, label, expec
     question is asked against it, and a label outside the court's two is undecided."""
     against = asks_against(question, "guilty")
     assert answers(label, "guilty", ("guilty", "not guilty"), against) == expected
+
+
+def test_context_before_the_question_is_split_off_but_abbreviations_and_initials_are_not():
+    assert asked("Tests pass. Two approvals. Should I merge?") == ("Tests pass. Two approvals.", "Should I merge?")
+    assert asked("We launch Friday; should we merge?") == ("We launch Friday;", "should we merge?")
+    assert asked("Is Mr. Hollis guilty of burglary?") == ("", "Is Mr. Hollis guilty of burglary?")
+    assert asked("Did J. Smith approve the PR, e.g. in review?") == ("", "Did J. Smith approve the PR, e.g. in review?")
+    assert asked("Should we upgrade to 3.12?") == ("", "Should we upgrade to 3.12?")
+
+
+def test_a_written_motion_keeps_the_questions_names_not_those_of_its_context():
+    """Names in the sentences before the question are context; the motion need not repeat them."""
+    question = "Alice has 5 years of Go and Bob approved. Should we make the offer?"
+    assert motion_problems(question, "make the offer") == []
+    assert motion_problems("Should we make Alice the offer?", "make the offer")  # the question's own name is kept
