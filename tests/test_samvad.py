@@ -643,6 +643,8 @@ def test_a_question_of_guilt_with_documents_charges_the_offence_and_names_the_ac
     assert charged("  was the accused GUILTY for cheating under IPC 420 ? ") == ("the accused", "cheating under IPC 420")
     assert charged("Did Asha take the bicycle?") == ("", "Did Asha take the bicycle?")  # no one named, asked as is
     assert charged("Is Dana Whitlock not guilty of theft?") == ("Dana Whitlock", "theft")  # asked the other way
+    assert charged("Isn't Dana Whitlock guilty of theft?") == ("Dana Whitlock", "theft")
+    assert charged("The CCTV shows her at the till. Is Dana Whitlock guilty of theft?") == ("Dana Whitlock", "theft")
     case = new_case("Is Dana Whitlock guilty of theft of the laptop?",
                     [pasted_document("The store video shows Dana Whitlock taking the laptop without paying.")])
     b = bench_case(case)
