@@ -511,7 +511,8 @@ def parse(question: str) -> Motion | None:
         raise MotionError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
     if _choice(q):
         first = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)[0].strip(" ,")
-        example = f"{first}?" if first.split(" ")[0].lower() in _QUESTION_WORDS else f"Should we choose {first}?"
+        example = (f"{first}吗？" if is_chinese(q) else f"{first}?" if first.split(" ")[0].lower() in _QUESTION_WORDS
+                   else f"Should we choose {first}?")
         raise MotionError(
             f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
             f"time: ask about one option, e.g. “{example}”")
@@ -586,7 +587,7 @@ def named_terms(question: str) -> list[str]:
     terms = re.findall(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|《([^》]+)》|「([^」]+)」", q)
     found = [next(t for t in group if t) for group in terms]
     plain = _unquoted(q)
-    found += re.findall(r"#?\d[\w.,:/%-]*\w|#?\d", plain)
+    found += re.findall(r"#?\d[A-Za-z0-9_.,:/%-]*[A-Za-z0-9_]|#?\d", plain)  # "3.12", not "3.12吗"
     words = plain.split(" ")
     for i, w in enumerate(words):
         w = w.strip(",;:()[]'’")

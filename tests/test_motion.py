@@ -183,6 +183,8 @@ SHAPES = [
     ("法院是否应当判处被告人有期徒刑三年", "是：法院应当判处被告人有期徒刑三年", "否：法院不应当判处被告人有期徒刑三年",
      "法院是否不应当判处被告人有期徒刑三年？"),
     ("被告人有没有自首情节？", "是：被告人有自首情节", "否：被告人没有自首情节", "被告人是否没有自首情节？"),
+    ("我们应该现在升级到Python 3.12吗？", "是：我们应该现在升级到Python 3.12", "否：我们不应该现在升级到Python 3.12",
+     "我们是否不应该现在升级到Python 3.12？"),  # the number is "3.12", not "3.12吗"
 ]
 
 # What the regular-expression version gave for eight ICLR papers: none may come back.
@@ -236,6 +238,8 @@ def test_a_choice_between_options_is_refused_with_one_line(question):
 def test_the_refusal_suggests_one_option_as_a_question():
     with pytest.raises(MotionError, match="“Should we ship on Friday\\?”"):
         motion_for("Should we ship on Friday or wait?")
+    with pytest.raises(MotionError, match="“我们用方案A吗？”"):  # asked in Chinese, the example is Chinese
+        motion_for("我们用方案A还是方案B？")
     with pytest.raises(MotionError, match="“Should we choose Design A\\?”"):
         motion_for("Design A or B?")
 
