@@ -303,8 +303,12 @@ def _user_subject(words: list[str]) -> tuple[str, list[str]] | None:
 def _modal(q: str, words: list[str], aux: str) -> Motion | None:
     """Should/Can/Could/May <subject> <verb> …"""
     user = _user_subject(words)
-    if aux == "should" and user and user[1][0].lower() == "be" and user[0].lower() not in ("i", "we", "you"):
-        user = None  # "Should the team be split in two?": the team is the subject, not the one to act
+    if aux == "should" and user and user[1][0].lower() == "be":
+        if user[0].lower() not in ("i", "we", "you"):
+            user = None  # "Should the team be split in two?": the team is the subject, not the one to act
+        else:  # "Should we be worried?": "you should be worried", not the imperative "be worried"
+            body = " ".join(user[1])
+            return Motion(q, f"you should {_swap(body)}", f"you should not {_swap(body)}", f"{words[0]} {user[0]} not {body}?")
     if aux == "should" and user:
         subject, rest = user
         if rest[0].lower() == "not":  # "Should I not merge?" : the motion is the refusal

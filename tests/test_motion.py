@@ -151,6 +151,8 @@ SHAPES = [
      "No: switching to Postgres would not be worth it", "Would switching to Postgres not be worth it?"),
     ("Should the team be split in two?", "Yes: the team should be split in two", "No: the team should not be split in two",
      "Should the team not be split in two?"),  # the team is what the question is about, not who acts
+    ("Should we be worried about the churn?", "Yes: you should be worried about the churn",
+     "No: you should not be worried about the churn", "Should we not be worried about the churn?"),  # not "be worried"
     # context before the question, framings around it, an elliptical question, a labelled option
     ("Tests pass and two people approved. Should I merge PR #88?", "Yes: merge PR #88", "No: do not merge PR #88",
      "Tests pass and two people approved. Should I not merge PR #88?"),
