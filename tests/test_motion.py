@@ -112,6 +112,8 @@ SHAPES = [
      "No: do not cut the release on 1 March", "Should we not cut the release on 1 March?"),
     ("Should I take 2 or 3 days off next week?", "Yes: take 2 or 3 days off next week",
      "No: do not take 2 or 3 days off next week", "Should I not take 2 or 3 days off next week?"),
+    ("Can we ship with two or three known bugs?", "Yes: you can ship with two or three known bugs",
+     "No: you cannot ship with two or three known bugs", "Is it impossible for us to ship with two or three known bugs?"),
     # "not" after the subject: the positive question turned around (the mirror questions the rules write)
     ("Is Dale Hollis not guilty of burglary in the second degree?", "Yes: Dale Hollis is not guilty of burglary in the "
      "second degree", "No: Dale Hollis is guilty of burglary in the second degree",
