@@ -548,7 +548,8 @@ class Court:
         call.temperature = reply.temperature
         call.seconds = round(reply.seconds or (time.perf_counter() - started), 4)
         call.finish_reason = reply.finish_reason
-        call.cost_usd = call_cost(agent.backend.price_provider, call.model, reply.usage)
+        call.reused = bool(reply.raw.get("reused"))
+        call.cost_usd = 0.0 if call.reused else call_cost(agent.backend.price_provider, call.model, reply.usage)
         return reply.text, call
 
     def _close_call(self, call: CallRecord, ok: bool, problems: list[Problem]) -> None:

@@ -12,10 +12,11 @@ import asyncio
 import hashlib
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from .backends import Backend, BackendPool
+from .backends.reuse import Replies
 from .case import Case
 from .config import Settings, load_settings
 from .court import Court
@@ -23,7 +24,7 @@ from .errors import BudgetExceeded, CaseError, CourtroomError
 from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
 from .motion import motion_for
 from .procedures import get as get_procedure
-from .records import RunRecord, now
+from .records import CallRecord, RunRecord, now
 from .store import RunStore, new_run_id
 from .throttle import Pacer
 
@@ -46,6 +47,7 @@ class Trial:
         mirror: bool = False,
         fragility: bool = False,
         pacer: Pacer | None = None,
+        reuse: Iterable[CallRecord] | None = None,
     ):
         self.settings = settings or load_settings()
         self.procedure = get_procedure(procedure or case.procedure or "decision")
@@ -62,7 +64,9 @@ class Trial:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
         self.store: RunStore | None = store or None
         self.owner = owner
-        self.pool = BackendPool(self.settings, backends, dry_run=dry_run, pacer=pacer)  # pacer: shared by an evaluation
+        # pacer: shared by an evaluation; reuse: an earlier trial's calls, whose replies answer the same requests
+        self.pool = BackendPool(self.settings, backends, dry_run=dry_run, pacer=pacer,
+                                replies=Replies(reuse) if reuse is not None else None)
         from . import screening
 
         specs = [self.settings.model_for(role.name) for role in self.procedure.roles]

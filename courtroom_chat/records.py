@@ -91,6 +91,7 @@ class CallRecord(BaseModel):
     started_at: datetime = Field(default_factory=now)
     error: str = ""
     finish_reason: str = ""
+    reused: bool = False  # the reply an earlier trial got for this very request (backends/reuse.py)
 
 
 class Warning(BaseModel):  # noqa: A001 - the domain word

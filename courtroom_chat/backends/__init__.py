@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..throttle import Pacer
 from .base import Backend, ModelReply, ModelRequest, rough_tokens
 from .profiles import PROFILES, BackendProfile, profile
+from .reuse import Replies, Reusing
 
 if TYPE_CHECKING:
     from ..config import ModelSpec, Settings
@@ -78,14 +79,19 @@ class BackendPool:
     """
 
     def __init__(self, settings: Settings, given: dict[str, Backend] | None = None, *, dry_run: bool = False,
-                 pacer: Pacer | None = None):
+                 pacer: Pacer | None = None, replies: Replies | None = None):
         self.settings = settings
         self.dry_run = dry_run
+        self.replies = replies  # an earlier trial's replies, handed back for the same requests
         self.pacer = pacer or Pacer(settings.throttle)  # the [throttle] every request through this pool keeps
         self._given = dict(given or {})
         self._opened: dict[str, Backend] = {}
 
     def get(self, spec: ModelSpec) -> Backend:
+        backend = self._get(spec)
+        return Reusing(backend, self.replies) if self.replies is not None and not self.dry_run else backend
+
+    def _get(self, spec: ModelSpec) -> Backend:
         key = str(spec)
         if key in self._given:
             return self._given[key]

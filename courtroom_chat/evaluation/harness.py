@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -153,6 +154,7 @@ async def evaluate_async(
     retry_failed: bool = False,
     fragility: bool = False,
     order_control: bool = False,
+    reuse: str | None = None,
     runs_dir: str | Path | None = None,
     config: str | Path | None = None,
     settings: Settings | None = None,
@@ -169,12 +171,15 @@ async def evaluate_async(
     ident = eval_id(the_plan.dataset, the_plan.procedure, seed, settings)
     results = Results(store.root / "evals" / ident)
     models = settings_models(settings, the_plan.procedure)
+    reused = reused_runs(store, reuse, ident, the_plan, models) if reuse else {}
     meta = {
         "eval_id": ident, "dataset": the_plan.dataset.name, "procedure": the_plan.procedure, "seed": seed, "dataset_key": the_plan.dataset.key,
         "models": models, "model_text": ", ".join(sorted(set(models.values()))), "limit": limit,
         "mirror": mirror, "batch": batch, "fragility": fragility, "runs_dir": str(store.root), "folder": str(results.folder),
         "updated_at": datetime.now(UTC).isoformat(),
     }
+    if reuse:
+        meta["reuse"] = reuse
     if the_plan.procedure and any(shot_split(m)[1] is not None for m in the_plan.methods):  # the few-shot table's own column
         meta["precedents"] = getattr(settings.procedure_params(the_plan.procedure), "precedents", None)
     results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
@@ -186,7 +191,7 @@ async def evaluate_async(
     else:
         reporter = progress or None
     runner = Runner(the_plan, settings, results.folder, store=store, backends=backends, reporter=reporter,
-                    batch_options={"poll_seconds": batch_poll_seconds})
+                    batch_options={"poll_seconds": batch_poll_seconds}, reuse=reused)
     try:
         await runner.run()
     finally:  # interrupted or not, what is finished is summarised
@@ -201,6 +206,31 @@ async def evaluate_async(
             results.write_json(f"summary{suffix}.json", summary)
             results.write_text(f"report{suffix}.md", text)
     return Evaluation(ident, results.folder, summary, text)
+
+
+def reused_runs(store: RunStore, reuse: str, ident: str, the_plan: Plan, models: dict[str, str]) -> dict[tuple[str, str, str], str]:
+    """The court trials of evaluation ``reuse``, by unit, for ``--reuse``: each trial here hands the
+    requests its counterpart made in the same words back with that trial's replies, so two
+    configurations of a court with rounds share round 1 and differ from the first request that
+    differs. The other evaluation must be of the same dataset, procedure, seed and models."""
+    folder = store.root / "evals" / reuse
+    if not (folder / "spec.json").is_file():
+        raise InputError(f"--reuse: no evaluation '{reuse}' in {store.root / 'evals'}; give the id of one "
+                         "made in the same --runs-dir (its folder name)")
+    if reuse == ident:
+        raise InputError(f"--reuse {reuse} is this evaluation itself; give the one whose trials this configuration "
+                         "should start from")
+    try:
+        spec = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
+    except ValueError:
+        raise InputError(f"--reuse: {folder / 'spec.json'} is damaged; give another evaluation") from None
+    mine = {"dataset_key": the_plan.dataset.key, "procedure": the_plan.procedure, "seed": the_plan.seed, "models": models}
+    differs = [key for key, value in mine.items() if spec.get(key) != value]
+    if differs:
+        raise InputError(f"--reuse {reuse}: its {', '.join(d.replace('_key', '') for d in differs)} differ from this "
+                         "evaluation's; reuse an evaluation of the same dataset, procedure, seed and models")
+    return {key: row["run_id"] for key, row in Results(folder).rows().items()
+            if key[1] in COURT_METHODS and row.get("run_id")}
 
 
 def evaluate(dataset: str, **options: Any) -> Evaluation:

@@ -34,7 +34,7 @@ from ..cost import call_cost
 from ..errors import CourtroomError
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
-from ..records import RunRecord, Usage
+from ..records import CallRecord, RunRecord, Usage
 from ..replies import Confident, renamed
 from ..store import RunStore
 from ..throttle import Pacer
@@ -146,6 +146,8 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
         details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility", "arms")}
     elif answers := juror_answers(record):
         details["juror_answers"] = answers
+    if reused := sum(c.reused for c in record.calls):
+        details["reused_calls"] = reused  # replies an earlier trial got for the same requests (--reuse)
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 
@@ -232,15 +234,17 @@ def court_settings(settings: Settings, procedure: str, method: str) -> Settings:
 async def run_court(case: Case, *, settings: Settings, procedure: str, store: RunStore | None,
                     backends: dict[str, Backend] | None, labels: Sequence[str] | None = None,
                     fragility: bool = False, yes_no: bool = True, pacer: Pacer | None = None,
-                    seed: int | None = None) -> Prediction:
+                    seed: int | None = None, reuse: Sequence[CallRecord] | None = None) -> Prediction:
     """One trial; a failed trial is a failed prediction that still links to its saved record.
     With ``fragility`` the trial also decides again without its most-cited evidence. ``seed``
     (the item's, in an evaluation) is the trial's: its draws (the agents' orders, the sides,
-    random precedents) come out the same when the item is run again; without it the run id seeds them."""
+    random precedents) come out the same when the item is run again; without it the run id seeds them.
+    ``reuse`` (an earlier trial's calls) answers the requests that trial made in the same words
+    with its replies (``courtroom eval --reuse``)."""
     from ..engine import Trial
 
     trial = Trial(case, settings, procedure=procedure, store=store, backends=backends, fragility=fragility, pacer=pacer,
-                  seed=seed)
+                  seed=seed, reuse=reuse)
     try:
         record = await trial.run()
     except CourtroomError as exc:

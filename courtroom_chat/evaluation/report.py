@@ -252,6 +252,10 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
         "signal": per_call_signal([r for r in asked if r["method"] in ("single", "majority")]) if dataset.yes_no else None,
         "extra": dataset.extra_metrics(rows),
         "shots": {},
+        "reused": {m: {"trials": sum(1 for r in by_method[m] if (r.get("details") or {}).get("reused_calls")),
+                         "calls": sum((r.get("details") or {}).get("reused_calls", 0) for r in by_method[m]),
+                         "of": sum(r.get("calls") or 0 for r in by_method[m])}
+                     for m in methods if any((r.get("details") or {}).get("reused_calls") for r in by_method[m])},
         "rows": [{k: r.get(k) for k in ("item", "method", "framing", "gold", "predicted", "correct", "status",
                                         "confidences", "run_id", "error", "cost_usd", "calls", "seconds")} for r in rows],
     }
@@ -284,6 +288,11 @@ def markdown(summary: dict[str, Any]) -> str:
     out.append(f"Dataset **{summary['dataset']}**, {summary['items']} items · procedure {summary.get('procedure') or '–'} · "
                f"models {summary.get('model_text', '')} · seed {summary.get('seed')}")
     out += ["", "Undecided and failed answers count as wrong. Intervals are 95% Wilson intervals.", ""]
+    if summary.get("reuse"):
+        used = "; ".join(f"{m}: {r['calls']} of {r['of']} calls in {r['trials']} trials"
+                         for m, r in (summary.get("reused") or {}).items()) or "no call matched"
+        out += [f"Court trials started from evaluation `{summary['reuse']}`'s: each request made there in the same "
+                f"words got that trial's reply ({used}); the rest were asked afresh.", ""]
     out.append(f"| method | accuracy | 95% interval | yes-rate (true {_pct(true_yes)}) | undecided | cost / item "
                "| calls / item | tokens / item | seconds / item |")
     out.append("|---|---|---|---|---|---|---|---|---|")

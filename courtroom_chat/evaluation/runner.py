@@ -230,8 +230,9 @@ class Reporter:
 class Runner:
     def __init__(self, plan: Plan, settings: Settings, folder: Path, *, store: RunStore | None,
                  backends: dict[str, Backend] | None = None, reporter: Reporter | None = None,
-                 batch_options: dict[str, Any] | None = None):
+                 batch_options: dict[str, Any] | None = None, reuse: dict[tuple[str, str, str], str] | None = None):
         self.plan, self.settings, self.store, self.backends = plan, settings, store, backends
+        self.reuse = reuse or {}  # unit key -> the run of another evaluation whose replies its trial reuses
         self.results = Results(folder)
         self.reporter = reporter or Reporter()
         self.batch_options = batch_options or {}
@@ -327,10 +328,13 @@ class Runner:
             async with gate:
                 if unit.method in COURT_METHODS:
                     procedure = self.plan.procedure or ""
+                    earlier = self.reuse.get(unit.key)
+                    found = self.store.find(earlier) if earlier and self.store is not None else None
                     prediction = await run_court(unit.case(), settings=court_settings(self.settings, procedure, unit.method),
                                                  procedure=procedure, store=self.store, backends=self.backends,
                                                  labels=labels, fragility=self.plan.fragility,
-                                                 yes_no=self.plan.dataset.yes_no, pacer=pool.pacer, seed=unit.seed)
+                                                 yes_no=self.plan.dataset.yes_no, pacer=pool.pacer, seed=unit.seed,
+                                                 reuse=found.calls if found is not None else None)
                 else:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
             if unit.method == "court":

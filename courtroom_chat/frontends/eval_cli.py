@@ -25,6 +25,7 @@ def eval_command(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the items that failed last time."),
     fragility: bool = typer.Option(False, "--fragility", help="Each trial also decides again without its most-cited evidence; report the share that hold."),
     order_control: bool = typer.Option(False, "--order-control", help="Also run the court in the other order: with each juror's answers in its own seeded order (court-shuffled-order) when the court lists them in one order, as by default, else in one fixed order (court-fixed-order); compares yes-rate and accuracy."),
+    reuse: str | None = typer.Option(None, "--reuse", help="The id of an earlier evaluation (same dataset, procedure, seed and models) whose court trials each trial here starts from: a request made in the same words gets that trial's reply, so two configurations of a court with rounds share round 1."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
 ) -> None:
@@ -39,7 +40,7 @@ def eval_command(
     try:
         result = evaluate(dataset, procedure=procedure, baselines=baseline, limit=limit, seed=seed, workers=workers,
                           backend=backend, mirror=mirror, batch=batch, retry_failed=retry_failed, fragility=fragility,
-                          order_control=order_control, config=config,
+                          order_control=order_control, reuse=reuse, config=config,
                           runs_dir=runs_dir, progress=True)
     except KeyboardInterrupt:
         interrupted("interrupted; every finished item is kept: run the same command to resume")
