@@ -111,7 +111,7 @@ _QUESTION_WORDS = {"should", "shall", "can", "could", "may", "might", "must", "d
 
 def _clean(question: str) -> str:
     q = re.sub(r"\s+", " ", question).strip()
-    q = re.sub(r"^(?:(?:so|ok|okay|well|hey|hi|please|quick question)[,:]?\s+)+", "", q, flags=re.I)
+    q = re.sub(r"^(?:(?:so|ok|okay|well|hey|hi|please|quick question)(?! to\b)[,:]?\s+)+", "", q, flags=re.I)  # not "OK to …"
     q = re.sub(r"[?？!！.。\s]+$", "", q)
     q = re.sub(r"(?i)[,;]?\s+(?:or not|yes or no)$", "", q)
     return q.strip()
@@ -234,7 +234,7 @@ def _english(q: str) -> Motion | None:
         return _english(f"Should I {m.group(1)} {m.group(2)}")
     # "Worth upgrading?", "Time to retire the old API?", "Safe to deploy today?": "Is it …?"
     if re.match(r"(?i)^(?:worth|time to|safe to|ok to|okay to|good to|ready to|too late to|too early to) ", q):
-        return _english(f"Is it {q[:1].lower()}{q[1:]}")
+        return _english(f"Is it {q if q.split(' ')[0].isupper() else q[:1].lower() + q[1:]}")  # "OK to …" keeps its capitals
 
     positive = _CONTRACTED.get(first.replace("’", "'"))
     if positive is not None and len(words) > 2:
@@ -495,17 +495,32 @@ def is_chinese(text: str) -> bool:
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "etc", "no", "inc", "ltd", "co", "jr", "sr"}
 
 
-def asked(question: str) -> tuple[str, str]:
-    """(context, question) of a question put after sentences of context ("Tests pass and two
-    people approved. Should I merge?" → the first sentence, "Should I merge?"); ('', the whole)
-    when there are none. Abbreviations and initials ("Mr. Hollis", "J. Smith") do not end a sentence."""
+def _parts(question: str) -> tuple[str, str, str]:
+    """(before, question, after): the sentence that asks (the last ending in "?", else the last)
+    and the sentences of context around it. Abbreviations and initials ("Mr. Hollis", "J. Smith")
+    end no sentence."""
     q = re.sub(r"\s+", " ", question).strip()
-    cuts = [m.end() for m in re.finditer(r"[.!?;:](?:[\"'’”)\]])?\s+(?=\S)", q)
+    masked = re.sub(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|\([^()]*\)", lambda m: "x" * len(m.group(0)), q)  # no cut inside quotes
+    cuts = [m.end() for m in re.finditer(r"[.!?;:](?:[\"'’”)\]])?\s+(?=\S)", masked)
             if not re.search(r"(?:^|\s)(?:[A-Za-z]|" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r")[.]$",
                              q[:m.start() + 1], re.IGNORECASE)]
-    if not cuts or len(q[cuts[-1]:].split(" ")) < 2:
-        return "", q
-    return q[:cuts[-1]].strip(), q[cuts[-1]:]
+    bounds = [0, *cuts, len(q)]
+    sentences = [q[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    at = next((i for i in range(len(sentences) - 1, -1, -1) if sentences[i].endswith("?")), len(sentences) - 1)
+    while at > 0 and sentences[at].lower().startswith("or "):  # "Should we ship? Or wait?" is one question
+        sentences[at - 1:at + 1] = [f"{sentences[at - 1]} {sentences[at]}"]
+        at -= 1
+    if len(sentences) == 1 or len(sentences[at].split(" ")) < 2:
+        return "", q, ""
+    return " ".join(sentences[:at]), sentences[at], " ".join(sentences[at + 1:])
+
+
+def asked(question: str) -> tuple[str, str]:
+    """(context, question) of a question put among sentences of context ("Tests pass and two
+    people approved. Should I merge?" → the first sentence, "Should I merge?"; "Should I merge? It
+    has two approvals." → the second, "Should I merge?"); ('', the whole) when there are none."""
+    before, asking, after = _parts(question)
+    return " ".join(part for part in (before, after) if part), asking
 
 
 def parse(question: str) -> Motion | None:
@@ -515,23 +530,23 @@ def parse(question: str) -> Motion | None:
     q = _clean(question)
     if not q:
         raise MotionError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
+    before, asking, after = ("", q, "") if is_chinese(q) else _parts(question)
+    if before or after:  # the question among sentences of context, which the jurors still read
+        q = _clean(asking)
     if _choice(q):
-        first = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)[0].strip(" ,")
+        first = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)[0].strip(" ,?？")
         example = (f"{first}吗？" if is_chinese(q) else f"{first}?" if first.split(" ")[0].lower() in _QUESTION_WORDS
                    else f"Should we choose {first}?")
         raise MotionError(
             f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
             f"time: ask about one option, e.g. “{example}”")
     motion = _chinese(q) if is_chinese(q) else _english(q)
-    context, tail = asked(question)
-    if motion is None and context and not is_chinese(q):
-        inner = _english(_clean(tail))  # the question after its context, which the jurors still read
-        if inner is not None:
-            again = inner.mirror_question
-            if context.endswith((";", ":", ",")):  # "We launch Friday; should we …?" stays one sentence
-                again = again[:1].lower() + again[1:] if again.split(" ")[0].lower() in _QUESTION_WORDS else again
-            mirror = f"{context} {again}" if again else ""
-            motion = Motion(q, inner.yes, inner.no, mirror)
+    if motion is not None and (before or after):  # its mirror keeps the context where it was
+        again = motion.mirror_question
+        if before.endswith((";", ":", ",")):  # "We launch Friday; should we …?" stays one sentence
+            again = again[:1].lower() + again[1:] if again.split(" ")[0].lower() in _QUESTION_WORDS else again
+        mirror = " ".join(part for part in (before, again, after) if part) if again else ""
+        motion = Motion(_clean(question), motion.yes, motion.no, mirror)
     if motion is not None and motion_problems(question, motion.yes):
         return None
     return motion

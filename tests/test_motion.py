@@ -160,6 +160,10 @@ SHAPES = [
      "Tests pass and two people approved. Should I not merge PR #88?"),
     ("We launch Friday; should we merge the refactor?", "Yes: merge the refactor", "No: do not merge the refactor",
      "We launch Friday; should we not merge the refactor?"),
+    ("Should I merge this PR? Tests pass and two people approved.", "Yes: merge this PR", "No: do not merge this PR",
+     "Should I not merge this PR? Tests pass and two people approved."),  # the question, then its context
+    ("OK to merge PR #88?", "Yes: it is OK to merge PR #88", "No: it is not OK to merge PR #88",
+     "Would it be a mistake to merge PR #88?"),  # "OK" is no filler word here
     ("Do you think we should adopt Rust for the parser?", "Yes: adopt Rust for the parser",
      "No: do not adopt Rust for the parser", "Should we not adopt Rust for the parser?"),
     ("Would you merge this PR?", "Yes: merge this PR", "No: do not merge this PR", "Should I not merge this PR?"),
@@ -240,6 +244,8 @@ def test_a_choice_between_options_is_refused_with_one_line(question):
 
 
 def test_the_refusal_suggests_one_option_as_a_question():
+    with pytest.raises(MotionError, match="e.g. “Should we ship\\?”"):  # one question mark, asked over two sentences
+        motion_for("Should we ship? Or wait?")
     with pytest.raises(MotionError, match="“Should we ship on Friday\\?”"):
         motion_for("Should we ship on Friday or wait?")
     with pytest.raises(MotionError, match="“我们用方案A吗？”"):  # asked in Chinese, the example is Chinese
@@ -423,6 +429,8 @@ def test_context_before_the_question_is_split_off_but_abbreviations_and_initials
     assert asked("Is Mr. Hollis guilty of burglary?") == ("", "Is Mr. Hollis guilty of burglary?")
     assert asked("Did J. Smith approve the PR, e.g. in review?") == ("", "Did J. Smith approve the PR, e.g. in review?")
     assert asked("Should we upgrade to 3.12?") == ("", "Should we upgrade to 3.12?")
+    assert asked("Should I merge? It has two approvals.") == ("It has two approvals.", "Should I merge?")
+    assert asked('Should we choose "Rename it (e.g. \'# 2. Do not use numbers\')"?')[0] == ""  # no cut inside quotes
 
 
 def test_a_written_motion_keeps_the_questions_names_not_those_of_its_context():
