@@ -129,3 +129,20 @@ def test_the_eval_command_refuses_an_evaluation_to_reuse_that_is_not_there_in_on
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "--reuse: no evaluation 'heldout-supreme-seed0-0000'" in result.output
     assert len([line for line in result.output.splitlines() if line.strip()]) == 1
+
+
+def test_reusing_an_evaluation_whose_runs_are_not_stored_here_is_refused_in_one_line(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from courtroom_chat.errors import InputError
+    from courtroom_chat.evaluation import evaluate
+
+    clear = str(Path(__file__).parents[1] / "bench" / "supreme" / "clear.jsonl")
+    shown = evaluate(clear, procedure="supreme", baselines=[], limit=1, settings=supreme(show_tally=True),
+                     runs_dir=tmp_path / "there")
+    (tmp_path / "here" / "evals").mkdir(parents=True)
+    shutil.copytree(shown.folder, tmp_path / "here" / "evals" / shown.folder.name)  # the results, not the runs
+    with pytest.raises(InputError, match="none of its 1 trials is stored in"):
+        evaluate(clear, procedure="supreme", baselines=[], limit=1, settings=supreme(show_tally=False),
+                 runs_dir=tmp_path / "here", reuse=shown.folder.name)

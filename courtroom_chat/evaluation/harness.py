@@ -229,8 +229,13 @@ def reused_runs(store: RunStore, reuse: str, ident: str, the_plan: Plan, models:
     if differs:
         raise InputError(f"--reuse {reuse}: its {', '.join(d.replace('_key', '') for d in differs)} differ from this "
                          "evaluation's; reuse an evaluation of the same dataset, procedure, seed and models")
-    return {key: row["run_id"] for key, row in Results(folder).rows().items()
+    runs = {key: row["run_id"] for key, row in Results(folder).rows().items()
             if key[1] in COURT_METHODS and row.get("run_id")}
+    kept = {key: run for key, run in runs.items() if store.path_for(run).is_file()}
+    if runs and not kept:
+        raise InputError(f"--reuse {reuse}: none of its {len(runs)} trials is stored in {store.root}; copy their run "
+                         "files in, or give the --runs-dir they were made in")
+    return kept  # a trial whose run is not here runs afresh, and the report counts the trials that reused one
 
 
 def evaluate(dataset: str, **options: Any) -> Evaluation:
