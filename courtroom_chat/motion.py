@@ -236,11 +236,11 @@ def _english(q: str) -> Motion | None:
     if re.match(r"(?i)^(?:worth|time to|safe to|ok to|okay to|good to|ready to|too late to|too early to) ", q):
         return _english(f"Is it {q if q.split(' ')[0].isupper() else q[:1].lower() + q[1:]}")  # "OK to …" keeps its capitals
 
-    positive = _CONTRACTED.get(first.replace("’", "'"))
-    if positive is not None and len(words) > 2:
+    positive = uncontracted(q)
+    if positive != q and len(words) > 2:
         # "Isn't the PR ready to merge?", "Shouldn't we wait for the review?": asked expecting Yes,
         # answered as the positive question is (Yes: the PR is ready); unlike "Is the PR not …?"
-        motion = _english(f"{positive} {' '.join(words[1:])}")
+        motion = _english(positive)
         return None if motion is None else Motion(q, motion.yes, motion.no, motion.mirror_question)
     negated = _negated(q, words)
     if negated is not None:
@@ -269,6 +269,16 @@ def _english(q: str) -> Motion | None:
 _CONTRACTED = {"isn't": "Is", "aren't": "Are", "wasn't": "Was", "weren't": "Were", "shouldn't": "Should",
                "can't": "Can", "couldn't": "Could", "won't": "Will", "wouldn't": "Would", "don't": "Do",
                "doesn't": "Does", "didn't": "Did", "hasn't": "Has", "haven't": "Have", "mustn't": "Must"}
+
+
+def uncontracted(question: str) -> str:
+    """The question with a contracted negative opening it made positive ("Isn't X guilty …?" →
+    "Is X guilty …?"), which is how such a question is answered; any other question as it is."""
+    first, _, rest = question.partition(" ")
+    positive = _CONTRACTED.get(first.lower().replace("’", "'"))
+    return f"{positive} {rest}" if positive and rest else question
+
+
 _AUXILIARIES = {"is", "are", "was", "were", "should", "shall", "must", "can", "could", "may", "will", "would", "do",
                 "does", "did", "has", "have"}
 
@@ -530,7 +540,8 @@ def parse(question: str) -> Motion | None:
     q = _clean(question)
     if not q:
         raise MotionError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
-    before, asking, after = ("", q, "") if is_chinese(q) else _parts(question)
+    chinese = is_chinese(q)
+    before, asking, after = ("", q, "") if chinese else _parts(question)
     if before or after:  # the question among sentences of context, which the jurors still read
         q = _clean(asking)
     if _choice(q):
@@ -540,7 +551,7 @@ def parse(question: str) -> Motion | None:
         raise MotionError(
             f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
             f"time: ask about one option, e.g. “{example}”")
-    motion = _chinese(q) if is_chinese(q) else _english(q)
+    motion = _chinese(q) if chinese else _english(q)
     if motion is not None and (before or after):  # its mirror keeps the context where it was
         again = motion.mirror_question
         if before.endswith((";", ":", ",")):  # "We launch Friday; should we …?" stays one sentence

@@ -56,7 +56,7 @@ class Reusing:
     def __init__(self, inner: Backend, replies: Replies):
         self.inner, self.replies = inner, replies
 
-    def __getattr__(self, name: str) -> Any:  # name, model, accepts_temperature, … are the inner backend's
+    def __getattr__(self, name: str) -> Any:  # name, model, estimate_tokens, aclose, … are the inner backend's
         return getattr(self.inner, name)
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:
@@ -68,9 +68,3 @@ class Reusing:
         return ModelReply(text=call.response, usage=Usage(**call.usage.model_dump()), model=call.model,
                           temperature=call.temperature, seconds=0.0, finish_reason=call.finish_reason,
                           raw={"reused": True})
-
-    def estimate_tokens(self, text: str) -> int:
-        return self.inner.estimate_tokens(text)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

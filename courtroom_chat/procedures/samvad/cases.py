@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ...case import Case
 from ...errors import CaseError
-from ...motion import asked
+from ...motion import asked, uncontracted
 from ...replies import shorten
 
 FIELDS = {"case_id", "summary", "charges"}  # a file with these (and no question) is a bench case
@@ -95,8 +95,7 @@ def charged(question: str) -> tuple[str, str]:
     laptop?" → "Dana Whitlock", "theft of the laptop"), so the bench is charged with the offence,
     not with the question, and its answer names who; any other question is the charge as asked,
     with no one named."""
-    put = re.sub(r"(?i)^(is|are|was|were)n['’]t\b", r"\1", asked(question)[1])  # after its context; "Isn't X guilty …?"
-    found = GUILT.match(put)
+    found = GUILT.match(uncontracted(asked(question)[1]))  # after its context; "Isn't X guilty …?" as "Is X …"
     return (found["who"], found["charge"]) if found else ("", question)  # the pattern leaves no edge space
 
 
