@@ -58,7 +58,10 @@ async def test_a_flagged_passage_cannot_be_an_exhibit():
     first = next(c for c in record.calls if c.role == "prosecutor")
     assert any("flagged as an instruction to the court (readiness.md:8" in p for p in first.problems)
     assert [e.source_quote for e in record.prosecution.exhibits] == [good]
-    assert any(w.rule == "exhibit_flagged" for w in record.warnings)
+    # one warning, by the passage's place: not also "exhibit 1 quotes a flagged passage", which
+    # after the refusal would name the verified exhibit now numbered 1
+    [warning] = [w for w in record.warnings if w.rule == "exhibit_flagged"]
+    assert "readiness.md:8" in warning.message and "was refused" in warning.message
 
 
 async def test_a_reply_repeating_the_instructions_is_repaired():
@@ -97,4 +100,5 @@ async def test_a_flagged_passage_cannot_be_the_defenses_exhibit_either():
     assert any("flagged as an instruction to the court (readiness.md:8" in p for p in first.problems)
     quotes = [e["source_quote"] for e in record.outputs["defense"]["exhibits"]]
     assert steering not in quotes and good in quotes
-    assert any(w.rule == "exhibit_flagged" and w.agent == "defense" for w in record.warnings)
+    [warning] = [w for w in record.warnings if w.rule == "exhibit_flagged" and w.agent == "defense"]
+    assert "readiness.md:8" in warning.message and "was refused" in warning.message

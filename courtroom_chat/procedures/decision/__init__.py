@@ -192,7 +192,7 @@ class DecisionCourt(Briefs, Procedure):
                 court, index, "prosecutor", [(e, "case") for e in filed] + [(e, "prosecutor") for e in reply.exhibits],
                 first=1, limit=p.max_exhibits, attempt=2 if answer.repaired else 1)
             # Quote failures are shown on the exhibits themselves; the other rules become warnings.
-            court.settle(agent, answer, skip={"exhibit_quote"})
+            court.settle(agent, answer, skip={"exhibit_quote", "exhibit_flagged"})
             motion = fixed.yes if fixed else reply.motion.strip().rstrip(".")
             if not fixed and motion_problems(court.case.question, motion):
                 court.warn("prosecutor", "motion", f"no motion could be formed from the question (the prosecutor wrote "
@@ -259,7 +259,7 @@ class DecisionCourt(Briefs, Procedure):
                         "first_number": first, "max_exhibits": room},
                 keep_hint="Keep the exhibits that were verified exactly as they were; fix or drop the others.",
             )
-            court.settle(agent, answer, skip={"exhibit_quote"})
+            court.settle(agent, answer, skip={"exhibit_quote", "exhibit_flagged"})
             reply = answer.value
             turned: list[int] = []
             own = self.file_exhibits(court, index, "defense", [(e, "defense") for e in reply.exhibits],
