@@ -103,6 +103,10 @@ _AUX_NOT = {"can": "cannot", "could": "could not", "will": "will not", "would": 
             "are": "are not", "was": "was not", "were": "were not", "has": "has not", "have": "have not",
             "had": "had not", "do": "do not", "does": "does not", "did": "did not", "am": "am not"}
 _MACHINERY = ("prosecution", "prosecutor", "defense", "defence", "the motion", "the court", "the jury", "juror")
+# Words two options can share an object after ("ship with or without the flag", "before or after
+# the freeze"): a choice's example keeps the object, so it does not end on the preposition.
+_SHARED_OBJECT = {"with", "without", "before", "after", "during", "in", "into", "on", "off", "onto", "to", "from",
+                  "for", "against", "above", "below", "over", "under", "inside", "outside", "by", "via"}
 _QUESTION_WORDS = {"should", "shall", "can", "could", "may", "might", "must", "do", "does", "did", "is", "are",
                    "was", "were", "will", "would", "has", "have", "had", "am", "whether", "ought"}
 
@@ -545,7 +549,11 @@ def parse(question: str) -> Motion | None:
     if before or after:  # the question among sentences of context, which the jurors still read
         q = _clean(asking)
     if _choice(q):
-        first = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)[0].strip(" ,?？")
+        first, *second = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)
+        first = first.strip(" ,?？")
+        rest = second[0].strip(" ,?？").split(" ")[1:] if second else []
+        if first.split(" ")[-1].lower() in _SHARED_OBJECT and rest:  # "with or without the flag": the option is "with the flag"
+            first = f"{first} {' '.join(rest)}"
         example = (f"{first}吗？" if is_chinese(q) else f"{first}?" if first.split(" ")[0].lower() in _QUESTION_WORDS
                    else f"Should we choose {first}?")
         raise MotionError(

@@ -252,6 +252,11 @@ def test_the_refusal_suggests_one_option_as_a_question():
         motion_for("我们用方案A还是方案B？")
     with pytest.raises(MotionError, match="“Should we choose Design A\\?”"):
         motion_for("Design A or B?")
+    # two prepositions sharing an object: the example keeps the object, not "… the feature with?"
+    with pytest.raises(MotionError, match="“Should we ship the feature with the flag\\?”"):
+        motion_for("Should we ship the feature with or without the flag?")
+    with pytest.raises(MotionError, match="“Should we deploy before the freeze\\?”"):
+        motion_for("Should we deploy before or after the freeze?")
 
 
 def test_a_question_no_rule_fits_gives_bare_answers_not_the_question():
