@@ -154,6 +154,10 @@ def _lower_first(text: str) -> str:
 _DETERMINERS = {"the", "a", "an", "my", "our", "your", "their", "its", "his", "her", "every", "each", "no", "some", "any"}
 
 
+_UN = {"unsafe", "unwise", "unlikely", "unclear", "unnecessary", "unacceptable", "unstable", "unreliable",
+       "unfair", "unhealthy", "unreasonable", "unsound", "unsustainable", "unaffordable", "unusable",
+       "unprofessional", "unethical", "unlawful", "unjustified", "unrealistic", "unsuitable", "unhelpful"}
+_PRONOUNS = {"it", "he", "she", "they"}
 _LINKS = {"for", "of", "to", "with", "by", "from", "about", "into", "between", "than", "and", "or"}
 
 
@@ -169,12 +173,20 @@ def _no_subject(subject: list[str]) -> bool:
 def _split_subject(words: list[str], stops: set[str],
                    opens: Callable[[str], bool] | None = None) -> tuple[str, list[str]] | None:
     """(subject, rest) where the rest opens on a word in ``stops`` (a verb, or a predicate) or one
-    ``opens`` accepts, after a subject that can stand alone."""
+    ``opens`` accepts, after a subject that can stand alone. A personal pronoun is the whole
+    subject ("Is it risky to deploy on Friday?" was read "it risky to deploy is on Friday"), and
+    "<determiner> <noun> <word>" with nothing after reads the last word as the predicate ("Are the
+    tests flaky?", an adjective no list holds)."""
+    if len(words) > 1 and words[0].lower() in _PRONOUNS:
+        return words[0], words[1:]
     for j in range(1, min(len(words), 7)):
         w = words[j]
         if ((w.lower() in stops or (opens is not None and w.islower() and opens(w)))
                 and (w.islower() or w in ("An", "The")) and not _no_subject(words[:j])):  # "Option A" names
             return " ".join(words[:j]), words[j:]
+    if (opens is not None and len(words) == 3 and words[0].lower() in _DETERMINERS
+            and words[2].islower() and words[2].isalpha()):
+        return " ".join(words[:2]), words[2:]
     return None
 
 
@@ -446,6 +458,8 @@ def _be(q: str, words: list[str]) -> Motion | None:
     body = " ".join(rest)
     if rest[0].lower() == "ready":
         mirror = f"{words[0]} {subject} still not {body}?"
+    elif rest[0].lower() in _UN:  # "Is it unsafe to X?": "Is it safe to X?", not "not unsafe"
+        mirror = f"{words[0]} {subject} {' '.join([rest[0][2:], *rest[1:]])}?"
     else:
         mirror = f"{words[0]} {subject} not {body}?"
     return Motion(q, f"{said} {verb} {_swap(body)}", f"{said} {verb} not {_swap(body)}", mirror)

@@ -195,6 +195,27 @@ SHAPES = [
      "我们是否不应该现在升级到Python 3.12？"),  # the number is "3.12", not "3.12吗"
 ]
 
+# The mirror of a shape is asked again as a question of its own; these are read whole, and the
+# mirror of a negative adjective is its positive (as in the two shapes just above each).
+MIRRORS_AGAIN = [
+    ("Is it unsafe to delete the legacy tables?", "Yes: it is unsafe to delete the legacy tables",
+     "Is it safe to delete the legacy tables?"),  # was "it unsafe to delete is the legacy tables"
+    ("Is it unwise to refactor the billing module before Q3?", "Yes: it is unwise to refactor the billing module before Q3",
+     "Is it wise to refactor the billing module before Q3?"),
+    ("Is it risky to deploy on Friday?", "Yes: it is risky to deploy on Friday",
+     "Is it not risky to deploy on Friday?"),  # a pronoun is the whole subject, whatever the adjective
+    ("Will they sign the deal?", "Yes: they will sign the deal", "Will they fail to sign the deal?"),
+    ("Are the tests flaky?", "Yes: the tests are flaky", "Are the tests not flaky?"),  # an adjective no list holds
+    ("Is the API unstable?", "Yes: the API is unstable", "Is the API stable?"),
+]
+
+
+@pytest.mark.parametrize(("question", "yes", "mirror"), MIRRORS_AGAIN, ids=[s[0][:40] for s in MIRRORS_AGAIN])
+def test_a_mirror_asked_again_and_unlisted_adjectives_read_whole(question, yes, mirror):
+    m = motion_for(question)
+    assert m.source == "rules" and (m.answer("yes"), m.mirror_question) == (yes, mirror)
+
+
 # What the regular-expression version gave for eight ICLR papers: none may come back.
 OLD_ICLR_ANSWERS = [
     "No: do not should ICLR 2017 accept this paper?",
