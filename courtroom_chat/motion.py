@@ -374,9 +374,14 @@ def _would(q: str, words: list[str]) -> Motion | None:
         return Motion(q, f"it would be {adj} {_swap(rest)}", f"it would not be {adj} {_swap(rest)}",
                       f"Would it be a mistake {rest}?" if rest.startswith("to ") else f"Would it be worse {rest}?")
     user = _user_subject(words)
+    gerund = words[1].lower().endswith("ing") and "be" in (w.lower() for w in words[2:8])
     if user:
         subject, rest = user
         said = "you"
+    elif gerund:  # "Would accepting the Brightwave offer be …": the subject runs to "be", whatever verbs it holds
+        at = next(i for i, w in enumerate(words) if i > 1 and w.lower() == "be")
+        subject, rest = " ".join(words[1:at]), words[at:]
+        said = _lower_first(_swap(subject))
     else:
         split = _split_subject(words[1:], _VERBS)
         if split is None:
@@ -384,8 +389,12 @@ def _would(q: str, words: list[str]) -> Motion | None:
         subject, rest = split
         said = _lower_first(_swap(subject))
     body = " ".join(rest)
-    return Motion(q, f"{said} {aux} {_swap(body)}", f"{said} {_AUX_NOT[aux]} {_swap(body)}",
-                  f"{words[0]} {subject} fail to {body}?" if aux == "will" else f"{words[0]} {subject} not {body}?")
+    if aux == "will":  # the mirror of "Will they fail to X?" is "Will they X?", not "fail to fail to"
+        again = body[len("fail to "):] if body.lower().startswith("fail to ") else f"fail to {body}"
+        mirror = f"{words[0]} {subject} {again}?"
+    else:
+        mirror = f"{words[0]} {subject} not {body}?"
+    return Motion(q, f"{said} {aux} {_swap(body)}", f"{said} {_AUX_NOT[aux]} {_swap(body)}", mirror)
 
 
 def _do(q: str, words: list[str]) -> Motion | None:

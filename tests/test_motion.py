@@ -205,7 +205,11 @@ MIRRORS_AGAIN = [
     ("Is it risky to deploy on Friday?", "Yes: it is risky to deploy on Friday",
      "Is it not risky to deploy on Friday?"),  # a pronoun is the whole subject, whatever the adjective
     ("Will they sign the deal?", "Yes: they will sign the deal", "Will they fail to sign the deal?"),
+    ("Will they fail to sign the deal?", "Yes: they will fail to sign the deal", "Will they sign the deal?"),
     ("Are the tests flaky?", "Yes: the tests are flaky", "Are the tests not flaky?"),  # an adjective no list holds
+    ("Would accepting the Brightwave offer be a good move for me?",  # "offer" is no verb here: the subject runs to "be"
+     "Yes: accepting the Brightwave offer would be a good move for you",
+     "Would accepting the Brightwave offer not be a good move for me?"),
     ("Is the API unstable?", "Yes: the API is unstable", "Is the API stable?"),
 ]
 
