@@ -2,7 +2,12 @@
 says Yes and ten plainly No, through the court and the single-call and majority baselines.
 
     python bench/evidence_following.py --model qwen2.5-coder-1.5b [--limit N] [--baselines single majority]
-                                       [--no-baselines] [--param KEY=VALUE ...]
+                                       [--no-baselines] [--cases FILE] [--param KEY=VALUE ...]
+
+``--cases bench/evidence_following/shapes.jsonl`` runs ten more, written after the court's prompts
+were last changed and asked in other shapes than "Should we X?": "Is X ready …?", "Is it safe
+to X?", "Should we postpone X?" (Yes is not acting), "Did X meet …?", "Does X meet …?", "Isn't X
+ready …?", a question after a sentence of context, "Has X passed …?", "Would doing X be …?".
 
 Both baselines run unless ``--no-baselines`` is given. (Until 2026-11-25, a bare ``--baselines``
 with no names meant no baselines: the results folders whose command reads so ran the court alone.)
@@ -70,6 +75,8 @@ def main() -> None:
     parser.add_argument("--no-baselines", action="store_true", help="the court alone")
     parser.add_argument("--runs-dir", default=str(HERE / "results" / "evidence-following-runs"))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cases", default=str(CASES),
+                        help="the cases file (default: the twenty); shapes.jsonl holds ten more, asked in other shapes")
     add_param_option(parser)
     args = parser.parse_args()
     params, local = params_of(parser, args.param), params_of(parser, args.local)
@@ -77,7 +84,7 @@ def main() -> None:
     settings = Settings().with_overrides({"runs": {"dir": args.runs_dir}, "procedures": {"decision": params},
                                         "local": local})
     started = time.perf_counter()
-    ev = evaluate(str(CASES), baselines=[] if args.no_baselines else args.baselines, limit=args.limit, seed=args.seed, backend=backend,
+    ev = evaluate(args.cases, baselines=[] if args.no_baselines else args.baselines, limit=args.limit, seed=args.seed, backend=backend,
                   settings=settings, progress=True)
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
