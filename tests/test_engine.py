@@ -83,6 +83,8 @@ async def test_the_jury_majority_decides_either_way_and_the_judge_writes_the_rul
         assert record.outcome.decided_by == "the jury, with the judge's ruling"
         assert "decided by the jury, with the judge's ruling" in record.outcome.markdown
         assert "no judge's ruling" not in record.outcome.markdown and "Judge's reasoning" in record.outcome.markdown
+        # a merge question's verdict is to act or not, never read out as a criminal one
+        assert f"**Decision:** {vote} ·" in record.outcome.markdown and "guilty" not in record.outcome.markdown
     # short of the threshold either way, the judge decides
     tied = ScriptedBackend(script={"juror": [{"reasoning": "word " * 59 + "word.", "vote": v} for v in
                                              ("act", "do not act", "abstain", "act", "do not act")]})

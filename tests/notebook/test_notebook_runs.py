@@ -160,6 +160,6 @@ def test_confidence_and_verdicts_over_time_plots(made):
     labels = {line.get_label(): list(line.get_ydata()) for line in ax.lines}
     counts = df["verdict"].value_counts(dropna=False)
     assert labels["no verdict"] == [1]
-    for decision, label in (("guilty", "act (guilty)"), ("not_guilty", "do not act (not guilty)")):
+    for decision, label in (("guilty", "act"), ("not_guilty", "do not act")):
         if decision in counts:
             assert labels[label] == list(range(1, counts[decision] + 1))

@@ -12,7 +12,10 @@ from ...render import temperature_text
 from ...replies import shorten
 from .answer import evidence_basis_text
 
-DECISION_LABEL = {"guilty": "act (guilty)", "not_guilty": "do not act (not guilty)", "dismissed": "dismissed"}
+# What a decision is called where people read it. The stored verdict word stays the Courtroom
+# POC's (``guilty``: act, ``not_guilty``: do not act), but "do not act (not guilty)" under "Should
+# we renew the vendor contract?" read as a criminal verdict, so the words shown are the act's alone.
+DECISION_LABEL = {"guilty": "act", "not_guilty": "do not act", "dismissed": "dismissed"}
 VOTE_LABEL = {"guilty": "act", "not_guilty": "do not act", "abstain": "abstain", None: "no vote"}
 EFFECT_MARK = {"refutes": "refuted by the defense", "weakens": "weakened by the defense", "concedes": "conceded by the defense"}
 
