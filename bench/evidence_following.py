@@ -77,6 +77,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cases", default=str(CASES),
                         help="the cases file (default: the twenty); shapes.jsonl holds ten more, asked in other shapes")
+    parser.add_argument("--reuse", default=None, metavar="EVAL_ID",
+                        help="start each court trial from evaluation EVAL_ID's (stored in --runs-dir): every request "
+                             "made in the same words gets that trial's reply, so a change to the judge alone costs "
+                             "only the judge's calls")
     add_param_option(parser)
     args = parser.parse_args()
     params, local = params_of(parser, args.param), params_of(parser, args.local)
@@ -85,7 +89,7 @@ def main() -> None:
                                         "local": local})
     started = time.perf_counter()
     ev = evaluate(args.cases, baselines=[] if args.no_baselines else args.baselines, limit=args.limit, seed=args.seed, backend=backend,
-                  settings=settings, progress=True)
+                  settings=settings, progress=True, reuse=args.reuse)
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
     print(f"\n## Evidence following: {backend}, {tag_of({**params, **local})}, {time.strftime('%Y-%m-%d')}\n")

@@ -143,7 +143,31 @@ async def test_plain_labels_are_mapped_to_verdict_words(scripted_settings):
 
 def judge(reasoning, decision="act", actions=("Fix the date parsing, then merge",)):
     return {"reasoning": reasoning, "decision": decision, "answer": "merge after the fix",
-            "rationale": "The fix is needed.", "actions": list(actions), "confidence": 0.8}
+            "rationale": "The fix is needed: 1 failed, 37 passed.", "actions": list(actions), "confidence": 0.8}
+
+
+async def test_the_rationale_restates_a_fact_and_the_actions_are_not_about_the_trial(scripted_settings):
+    """Seen on the 1.5B (2026-11-28): a rationale of the jury's vote and a prediction, no fact, and
+    actions "The prosecution should present additional evidence …" and "confidence: 0.8"."""
+    votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": "act"} for i in range(1, 6)}
+    vague = judge("The prosecution wins. The defense loses. The jury agreed.", actions=(
+        "The prosecution should present additional evidence", "confidence: 0.8")) | {
+        "rationale": "The jury voted 5 to act, which will keep customers happy."}
+    grounded = vague | {"rationale": "The log shows 37 passed and 1 failed, a narrow failure.",
+                        "actions": ["Fix the date parsing, then merge"]}
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [vague, grounded]}, scripted_settings)
+    first, second = [c for c in record.calls if c.role == "judge"]
+    assert "rationale names no fact of the evidence" in " ".join(first.problems)
+    assert any('action 1 ("The prosecution should' in p for p in first.problems)
+    assert any('action 2 ("confidence: 0.8")' in p for p in first.problems)
+    assert "the verified exhibits quote them" in first.messages[-1]["content"]  # asked so from the start
+    assert not second.problems and record.verdict.actions == ["Fix the date parsing, then merge"]
+    # off, the judge is asked and checked as before
+    off = scripted_settings.with_params("decision", {"ruling_facts": False})
+    record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [vague]}, off)
+    [only] = [c for c in record.calls if c.role == "judge"]
+    assert not only.problems and "one sentence naming the facts that decide it." in only.messages[-1]["content"]
+    assert record.verdict.rationale == vague["rationale"]
 
 
 async def test_judge_must_weigh_both_sides_acknowledge_a_split_and_give_actions(scripted_settings):
@@ -402,7 +426,7 @@ async def test_jurors_weigh_both_sides_exhibits_as_one_list_with_no_side_named(s
     assert not re.search(r"(?i)filed by|prosecution'?s? exhibits|defense'?s? exhibits", jury_part)
 
 
-CUT = ("The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act. "
+CUT = ("The log shows 1 failed and 37 passed: the retry fix works for most dates. The jury voted 3 to act, with 2 not to act. "
        "The jury")  # a rationale cut at its length limit, as the 1.5B's was (issue 10)
 
 
@@ -428,7 +452,8 @@ async def test_prose_with_a_whole_sentence_before_the_cut_is_shortened_without_a
     cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
     record, backend, _ = await trial({"prosecutor": prosecution(), **votes, "judge": [cut, cut]}, scripted_settings)
     assert len([c for c in backend.calls if c.role == "judge"]) == 1
-    assert record.verdict.rationale == "The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act."
+    assert record.verdict.rationale == ("The log shows 1 failed and 37 passed: the retry fix works for most dates. The jury voted "
+                                        "3 to act, with 2 not to act.")
     warning = next(w for w in record.warnings if w.rule == "unfinished_shortened")
     assert warning.agent == "judge" and "ends at its last whole sentence" in warning.message
 
@@ -486,7 +511,8 @@ async def test_prose_still_cut_after_the_repair_ends_at_its_last_whole_sentence(
     votes = {f"juror-{i}": {"reasoning": GOOD_REASONING + " The fix", "vote": "act"} for i in range(1, 6)}
     cut = judge("The prosecution wins. The defense loses. The jury agreed.") | {"rationale": CUT}
     record, _, _ = await trial({"prosecutor": prosecution(), **votes, "judge": cut}, scripted_settings)
-    assert record.verdict.rationale == "The evidence shows the retry fix works for most dates. The jury voted 3 to act, with 2 not to act."
+    assert record.verdict.rationale == ("The log shows 1 failed and 37 passed: the retry fix works for most dates. The jury voted "
+                                        "3 to act, with 2 not to act.")
     assert "unfinished_shortened" in rules(record)  # shown on the verdict as a warning, not hidden
     assert "unfinished" in rules(record)  # the jurors are still asked again, and still cut
     assert all(j.reasoning == GOOD_REASONING for j in record.jury.jurors)  # "The fix" dropped, not left dangling

@@ -289,3 +289,23 @@ def test_what_a_unit_asked_is_its_content_not_where_the_case_lies():
     assert here.digest == unit("All tests pass.", "/mnt/b/qs.jsonl").digest == unit("All tests pass.", None).digest
     assert here.digest != unit("Two tests fail.", "/home/a/qs.jsonl").digest
     assert len(here.digest) == 16
+
+
+def test_the_ruling_as_first_asked_keeps_the_decision_courts_stored_eval_ids(fixtures, monkeypatch):
+    """ruling_facts = false asks the judge as before 2026-11-28, so the evaluations stored before it
+    resume (and ``--reuse`` can start the default from them); the default is a new evaluation."""
+    from courtroom_chat.config import Settings
+    from courtroom_chat.evaluation import runner
+    from courtroom_chat.evaluation.datasets import resolve
+
+    dataset = resolve(str(fixtures / "adrs.json"))
+    settings = Settings().with_backend("local:qwen2.5-coder-1.5b")
+    before = settings.with_params("decision", {"ruling_facts": False})
+    with monkeypatch.context() as m:
+        m.setattr(runner, "PARAMETERS_ADDED", {})
+        stored = settings.model_copy(update={"procedures": {
+            **settings.procedures, "decision": {
+                k: v for k, v in settings.procedures["decision"].items() if k != "ruling_facts"}}})
+        old = runner.eval_id(dataset, "decision", 0, stored)
+    assert runner.eval_id(dataset, "decision", 0, before) == old
+    assert runner.eval_id(dataset, "decision", 0, settings) != old

@@ -46,7 +46,15 @@ from .briefs import (
 from .demo import demo_reply
 from .parameters import PERSONAS, Parameters
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
-from .rules import defense_problems, in_order, judge_problems, juror_problems, prosecutor_problems, quote_problems
+from .rules import (
+    defense_problems,
+    in_order,
+    judge_problems,
+    juror_problems,
+    prosecutor_problems,
+    quote_problems,
+    ruling_problems,
+)
 from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
 # Characters in each side's part of the judge's reasoning under a grammar: well above what the
@@ -498,9 +506,11 @@ class DecisionCourt(Briefs, Procedure):
         })
         async with court.stage("judge", "Judge") as stage:
             answer = await court.ask(
-                agent, prompt, JudgeReply, schema=schema, check=lambda reply: judge_problems(reply, jury),
+                agent, prompt, JudgeReply, schema=schema, check=lambda reply: judge_problems(reply, jury, ruling_problems(
+                    reply, court.case.question, [*admitted, *defense.exhibits]) if court.params.ruling_facts else None),
                 inputs={"motion": prosecution.motion, "alternative": defense.alternative, "unanimous": not split,
                         "verified": bool(prosecution.admitted()),
+                        "facts": [e.source_quote for e in [*admitted, *defense.exhibits] if e.verified][:2],
                         "tally": {"guilty": jury.guilty_count, "not_guilty": jury.not_guilty_count,
                                   "abstain": jury.abstain_count}},
             )

@@ -76,6 +76,17 @@ def filed_text(case_exhibits: list[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+
+# The judge's rationale and actions, as asked: with ``ruling_facts`` (the default) in the
+# evidence's words and for the person who asked, checked by ``rules.ruling_problems``; without,
+# as the first release asked (the same words, so an evaluation of it reuses earlier trials).
+RULING_LINES = {
+    True: ("one sentence restating the facts of the evidence that decide it, in the evidence's own words "
+           "(the verified exhibits quote them), not either side's predictions.",
+           "one to three concrete next steps for the person who asked, about the decision itself, not the trial."),
+    False: ("one sentence naming the facts that decide it.", "one to three concrete next steps."),
+}
+
 class Briefs:
     """The decision court's prompts, built from its templates (``self.render``) and the trial so far."""
 
@@ -224,6 +235,7 @@ class Briefs:
         else:
             task = "The jury did not reach a majority either way: decide the question yourself, on the facts."
             decisions = '"act" (YES), "do not act" (NO), or "dismiss" if the evidence cannot decide it.'
+        lines = RULING_LINES[court.params.ruling_facts]
         return self.officer(court, self.render("judge", record=record, excluded=excluded, tally=tally,
                                                jury_reasons=jury_reasons, split_hint=hint, task=task,
-                                               decisions=decisions))
+                                               decisions=decisions, rationale_line=lines[0], actions_line=lines[1]))

@@ -133,6 +133,7 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         guilty, not_guilty = int(tally.get("guilty", 0)), int(tally.get("not_guilty", 0))
         act = guilty > not_guilty
         motion = inputs.get("motion", "act")
+        facts = [q for q in inputs.get("facts", []) if q.strip()]
         split = f"{guilty}–{not_guilty}"
         split_note = "" if inputs.get("unanimous") else f" The jury was split {split}, and the minority's concerns were weighed."
         return {
@@ -140,9 +141,16 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
                           f"for acting; the defense argued the costs of acting now. The jury voted {split}.{split_note}"),
             "decision": "act" if act else "do not act",
             "rationale": (f"The {'prosecution' if act else 'defense'} made the stronger case on "
-                          + ("the verified evidence." if verified else "argument alone: no exhibit was verified.")),
+                          + (f"the verified evidence: {' '.join(_sentence(q) for q in facts)}" if facts else
+                             "the verified evidence." if verified else "argument alone: no exhibit was verified.")),
             "actions": [f"{motion[:1].upper()}{motion[1:]}", "Record the decision and review the outcome in two weeks"]
             if act else [inputs.get("alternative") or "Revisit the decision once the open points are settled"],
             "confidence": 0.7 if split_note else 0.85,
         }
     return None
+
+
+def _sentence(quote: str) -> str:
+    """A quoted line as a sentence of the ruling: list marks off, a full stop at the end."""
+    text = re.sub(r"^[-*+•\s]+", "", quote.strip())
+    return text if text.endswith((".", "!", "?")) else f"{text}."

@@ -65,6 +65,11 @@ class Parameters(BaseModel):
     juror_pattern: bool = Field(True, description="Decode each juror's reasoning under a word pattern (single "
                                                   "spaces, no quotation marks, bounded words and count); false: a "
                                                   "plain string of bounded length, as the baselines are decoded")
+    ruling_facts: bool = Field(True, description="The judge's rationale restates facts of the evidence that decide "
+                                                 "it and its actions are next steps for the person who asked, checked "
+                                                 "and repaired once (a 1.5B judge wrote rationales of the sides' "
+                                                 "invented harms and actions such as \"confidence: 0.8\"); false: "
+                                                 "the ruling as asked before 2026-11-28, unchecked")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 

@@ -118,8 +118,33 @@ def juror_problems(reply: JurorReply, min_words: int, votes: dict[str, str] | No
     return problems + unfinished_problems({"reasoning": reply.reasoning})
 
 
-def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
+# An action that speaks of the trial, or a reply field written as an action ("confidence: 0.8",
+# "The prosecution should present additional evidence …", both from a 1.5B judge).
+_TRIAL_TALK = re.compile(r"(?i)\b(?:the prosecut\w*|the defen[cs]e|the jury|jurors?\b|exhibits? \d|"
+                         r"(?:confidence|rationale|reasoning|decision)\s*:)")
+
+
+def ruling_problems(reply: JudgeReply, question: str, exhibits: list[Exhibit]) -> list[Problem]:
+    """With ``ruling_facts``: the rationale restates a fact some verified exhibit quotes (two of its
+    key terms the question does not already hold), and no action is about the trial itself."""
     problems = []
+    asked = key_terms(question)
+    quoted = [key_terms(e.source_quote) - asked for e in exhibits if e.verified]
+    said = key_terms(reply.rationale)
+    if any(quoted) and not any(len(terms & said) >= min(2, len(terms)) for terms in quoted if terms):
+        problems.append(Problem("judge_rationale_facts", (
+            "the rationale names no fact of the evidence; restate, in the evidence's own words, the facts that "
+            "decide it (the verified exhibits quote them), not either side's predictions")))
+    for i, action in enumerate(reply.actions, 1):
+        if _TRIAL_TALK.search(action):
+            problems.append(Problem("judge_action_trial", (
+                f'action {i} ("{shorten(action, 80)}") is about the trial; give next steps for the person who asked, '
+                "about the decision itself")))
+    return problems
+
+
+def judge_problems(reply: JudgeReply, jury: Jury, ruling: list[Problem] | None = None) -> list[Problem]:
+    problems = list(ruling or [])
     text = reply.reasoning.lower()
     if not re.search(r"prosecut", text) or not re.search(r"defen[cs]e", text):
         problems.append(Problem("judge_both_sides", "the reasoning must weigh both the prosecution and the defense, naming each"))
@@ -130,4 +155,4 @@ def judge_problems(reply: JudgeReply, jury: Jury) -> list[Problem]:
     return problems + unfinished_problems({"reasoning": reply.reasoning, "rationale": reply.rationale}, shorten=True)
 
 
-__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems"]
+__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems", "ruling_problems"]
