@@ -26,9 +26,29 @@ PROMPT = (
 REPAIR = "Your reply could not be used:\n{problems}\nReply again with only the JSON object, fields reasoning, decision, confidence."
 
 
-def prompt(order: Sequence[str] = (YES, NO)) -> str:
-    """The plain prompt, the two answers listed in ``order``."""
-    return PROMPT.format(choices=" or ".join(f'"{answer}"' for answer in order))
+def prompt(order: Sequence[str] = (YES, NO), meanings: dict[str, str] | None = None) -> str:
+    """The plain prompt, the two answers listed in ``order``, each with what it means for this
+    question when ``meanings`` are given ("yes" (postpone the data-center move) …)."""
+    return PROMPT.format(choices=" or ".join(f'"{answer}" ({meanings[answer]})' if meanings else f'"{answer}"'
+                                             for answer in order))
+
+
+def meanings(question: str) -> dict[str, str] | None:
+    """What yes and no answer to ``question``, from the motion rules ("Should we postpone the
+    move?": yes, postpone the move; no, do not postpone the move); None when no rule reads it.
+
+    Asked "Should we postpone the data-center move?" over evidence that says postpone, the 1.5B
+    reasoned "the evidence suggests postponing" and decided "no", in the single call and in
+    four of five jurors (2026-11-28): a bare "no" read as "do not go ahead"."""
+    from .motion import MotionError, motion_for
+
+    try:
+        motion = motion_for(question)
+    except MotionError:
+        return None
+    if motion.source != "rules" or not motion.yes or not motion.no:
+        return None
+    return {YES: motion.yes, NO: motion.no}
 
 
 def schema(order: Sequence[str] = (YES, NO), title: str | None = None) -> dict[str, Any]:

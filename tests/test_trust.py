@@ -132,17 +132,25 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     backend = ScriptedBackend(script={"juror": answers})
     record = await Trial(case(), settings, store=None, seed=4, backends={"scripted": backend}).run()
     jurors = [c for c in backend.calls if c.role == "juror"]
-    single = Baselines(settings, BackendPool(settings)).request("single", case(), 1, 0.2, 0)
+    single = Baselines(settings, BackendPool(settings), procedure="decision").request("single", case(), 1, 0.2, 0)
+    meant = plain.meanings(case().question)  # spell_answers: each answer with what it means here
+    assert meant and meant["no"].startswith("do not ")
     orders = record.outputs["orders"]
     for call in jurors:
         order = ["yes" if label == "act" else "no" for label in orders[call.agent]["labels"]]
         assert call.system == single.system == plain.SYSTEM and call.prefix == single.prefix
-        assert call.prompt == plain.prompt(order) and call.schema == {"title": "JurorReply", **plain.schema(order)}
+        assert call.prompt == plain.prompt(order, meant) and call.schema == {"title": "JurorReply", **plain.schema(order)}
         assert sorted(order) == ["no", "yes"]  # no abstention
     # by default every juror lists the answers as the single call does, "yes" first (measured:
     # a 1.5B juror shown "no" first said No to far more Yes cases); shuffled on request
     assert {tuple(o["labels"]) for o in orders.values()} == {("act", "do not act")}
-    assert single.prompt == plain.prompt() and single.schema == plain.schema()
+    assert single.prompt == plain.prompt(meanings=meant) and single.schema == plain.schema()
+    assert f'"yes" ({meant["yes"]}) or "no" ({meant["no"]})' in single.prompt
+    # beside another procedure, the baselines keep the bare prompt their stored rows were asked with
+    other = Baselines(settings, BackendPool(settings), procedure="supreme").request("single", case(), 1, 0.2, 0)
+    assert other.prompt == plain.prompt()
+    bare = settings.with_params("decision", {"spell_answers": False})
+    assert Baselines(bare, BackendPool(bare), procedure="decision").request("single", case(), 1, 0.2, 0).prompt == plain.prompt()
     assert all(call.prompt == single.prompt for call in jurors)
     shuffled = await Trial(case(), settings.with_params("decision", {"shuffle_labels": True}), store=None, seed=4).run()
     assert {tuple(o["labels"]) for o in shuffled.outputs["orders"].values()} == {("act", "do not act"),

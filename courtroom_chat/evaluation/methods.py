@@ -343,6 +343,10 @@ class Baselines:
     settings: Settings
     pool: BackendPool
     answer: AnswerFormat | None = None
+    # The procedure evaluated: beside the decision court (spell_answers) the baselines read what
+    # yes and no mean, as its plain jurors do; other procedures' evaluations keep the bare prompt
+    # their stored rows were asked with (their ids do not hash the decision court's parameters).
+    procedure: str | None = None
 
     def spec(self, method: str) -> ModelSpec:
         """The model a baseline asks: the judge's for ``single``, the jury's for ``majority``
@@ -365,7 +369,7 @@ class Baselines:
             system=CHOOSE_SYSTEM if choosing else SYSTEM,
             prefix=case_block(case),
             prompt=shots + CHOOSE_PROMPT.format(labels=" / ".join(f'"{label}"' for label in labels or ()))
-            if choosing else PROMPT,
+            if choosing else self.plain_prompt(case),
             schema=choose_schema(labels or ()) if choosing else SCHEMA,
             schema_name="LabelReply" if choosing else "AnswerReply",
             temperature=temperature if backend.accepts_temperature else None,
@@ -374,6 +378,13 @@ class Baselines:
             inputs={"question": case.question, "number": number, "persona": "an independent decision-maker",
                     "min_words": 5, "exhibits": [], "seed": seed, "labels": list(labels or ())},
         )
+
+    def plain_prompt(self, case: Case) -> str:
+        """The yes/no prompt, word for word a plain juror's: with the answers' meanings beside the
+        decision court when its ``spell_answers`` is on."""
+        if self.procedure == "decision" and self.settings.procedure_params("decision").spell_answers:
+            return plain.prompt(meanings=plain.meanings(case.question))
+        return PROMPT
 
     def precedents(self, case: Case, seed: int, shots: int | None = None) -> str:
         """Few-shot: a labelled item whose dataset brings a precedent pool (``inputs["pool"]``)

@@ -139,7 +139,7 @@ DECODING_AT_FIRST = {"dry_last_n": 64, "dry_multiplier": 0.8, "dry_allowed_lengt
 # what the procedure did before: at that value a parameter is left out of the evaluation id, so a
 # stored evaluation resumes instead of starting again under a new id. (The id hashes every
 # parameter, defaults included; compare_shots came after the classification court's first runs.)
-PARAMETERS_ADDED = {"classification": {"compare_shots": ""}, "decision": {"ruling_facts": False}}
+PARAMETERS_ADDED = {"classification": {"compare_shots": ""}, "decision": {"ruling_facts": False, "spell_answers": False}}
 
 
 def eval_id(dataset: Dataset, procedure: str | None, seed: int, settings: Settings) -> str:
@@ -319,7 +319,7 @@ class Runner:
                                    f"{asked_again} unit{'s' if asked_again != 1 else ''} with a new question or evidence run again"
                                    if asked_again else "",
                                    f"{scored_again} scored again against a new answer" if scored_again else "") if part))
-        baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format())
+        baselines = Baselines(self.settings, pool, self.plan.dataset.answer_format(), procedure=self.plan.procedure)
         gate = asyncio.Semaphore(max(1, self.plan.workers))
         # a label set of its own to choose from; none for yes/no, nor for answers of a shape of their own (a judgment)
         labels = None if self.plan.dataset.yes_no or baselines.answer is not None else list(self.plan.dataset.labels)

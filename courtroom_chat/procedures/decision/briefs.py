@@ -175,7 +175,8 @@ class Briefs:
                      labels: list[str] | None = None) -> str:
         p = court.params
         if plainly(p):  # the baseline's own prompt, the two answers in this juror's order
-            return plain_call.prompt([PLAIN_ANSWER[label] for label in labels or p.vote_labels()])
+            return plain_call.prompt([PLAIN_ANSWER[label] for label in labels or p.vote_labels()],
+                                     plain_call.meanings(court.case.question) if p.spell_answers else None)
         phrases, votes = vote_phrases(motion), juror_votes(motion, p.jury_asks)
         meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
                    f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
