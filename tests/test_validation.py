@@ -170,6 +170,17 @@ async def test_the_rationale_restates_a_fact_and_the_actions_are_not_about_the_t
     assert record.verdict.rationale == vague["rationale"]
 
 
+def test_actions_about_the_trial_are_told_from_next_steps():
+    from courtroom_chat.procedures.decision.rules import ruling_problems
+    from courtroom_chat.procedures.decision.wire import JudgeReply
+
+    actions = ["wait for further instructions from the court", "confidence", "The defense should present more",
+               "File the motion with the court", "Tell the defense team", "Renew the contract for a year"]
+    reply = JudgeReply(reasoning="x", decision="act", rationale="Uptime was 99.98%.", actions=actions, confidence=0.5)
+    flagged = [p.message.split('"')[1] for p in ruling_problems(reply, "Should we renew?", [])]
+    assert flagged == actions[:3]  # the last three are steps in the world, whatever words they share with a trial
+
+
 async def test_judge_must_weigh_both_sides_acknowledge_a_split_and_give_actions(scripted_settings):
     split_votes = {f"juror-{i}": {"reasoning": GOOD_REASONING, "vote": v}
                    for i, v in enumerate(["act", "act", "act", "do not act", "do not act"], 1)}

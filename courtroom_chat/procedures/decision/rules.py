@@ -120,8 +120,10 @@ def juror_problems(reply: JurorReply, min_words: int, votes: dict[str, str] | No
 
 # An action that speaks of the trial, or a reply field written as an action ("confidence: 0.8",
 # "The prosecution should present additional evidence …", both from a 1.5B judge).
-_TRIAL_TALK = re.compile(r"(?i)\b(?:the prosecut\w*|the defen[cs]e|the jury|jurors?\b|exhibits? \d|"
-                         r"(?:confidence|rationale|reasoning|decision)\s*:)")
+_TRIAL_TALK = re.compile(
+    r"(?i)\b(?:the prosecut\w*|the defen[cs]e(?:'s)? (?:should|argu\w*|evidence|challeng\w*|present\w*|case)|the jury|"
+    r"jurors?\b|(?:from|by) the court\b|exhibits? \d|(?:confidence|rationale|reasoning|decision)\s*:)"
+    r"|^\W*(?:confidence|rationale|reasoning|decision)\W*$")
 
 
 def ruling_problems(reply: JudgeReply, question: str, exhibits: list[Exhibit]) -> list[Problem]:
