@@ -263,8 +263,7 @@ async def test_dry_run_plans_every_prompt_and_calls_no_model(scripted_settings, 
     # the default), not the advocates' arguments; the judge reads both sides
     from courtroom_chat import plain
 
-    assert "<<<EVIDENCE 1" in juror and "THE MOTION" not in juror
-    assert juror.endswith(plain.prompt(meanings=plain.meanings(code_case().question)))
+    assert "<<<EVIDENCE 1" in juror and juror.endswith(plain.prompt()) and "THE MOTION" not in juror
     assert plans[2].messages[0]["content"] == plain.SYSTEM
     assert "[the verified exhibits of both sides" not in juror and "[the defense's counter-argument]" not in juror
     judge = plans[-1].messages[1]["content"]
@@ -309,7 +308,7 @@ async def test_with_plain_jurors_every_role_shares_one_cached_prefix(scripted_se
     for c in calls:
         officer = c.prompt.startswith("You are an officer of a decision court")
         assert officer is (c.role != "juror"), c.role
-    asked = {plain.prompt(order, plain.meanings(code_case().question)) for order in (("yes", "no"), ("no", "yes"))}
+    asked = {plain.prompt(order) for order in (("yes", "no"), ("no", "yes"))}
     assert all(c.prompt in asked for c in calls if c.role == "juror")
 
 async def test_dry_run_needs_no_api_key_and_estimates_claude_cost(scripted_settings):

@@ -126,7 +126,7 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     from courtroom_chat.errors import ConfigError
     from courtroom_chat.evaluation.methods import Baselines
 
-    settings = SETTINGS.with_params("decision", {"jury_asks": "plain"})
+    settings = SETTINGS.with_params("decision", {"jury_asks": "plain", "spell_answers": True})
     answers = [{"reasoning": "All tests pass and two reviewers approved.", "decision": d, "confidence": 0.8}
                for d in ("yes", "no", "yes", "yes", "no")]
     backend = ScriptedBackend(script={"juror": answers})
@@ -149,7 +149,7 @@ async def test_plain_jurors_are_asked_what_the_single_call_is_asked_word_for_wor
     # beside another procedure, the baselines keep the bare prompt their stored rows were asked with
     other = Baselines(settings, BackendPool(settings), procedure="supreme").request("single", case(), 1, 0.2, 0)
     assert other.prompt == plain.prompt()
-    bare = settings.with_params("decision", {"spell_answers": False})
+    bare = SETTINGS  # by default (spell_answers = false) a bare yes or no
     assert Baselines(bare, BackendPool(bare), procedure="decision").request("single", case(), 1, 0.2, 0).prompt == plain.prompt()
     assert all(call.prompt == single.prompt for call in jurors)
     shuffled = await Trial(case(), settings.with_params("decision", {"shuffle_labels": True}), store=None, seed=4).run()

@@ -65,11 +65,12 @@ class Parameters(BaseModel):
     juror_pattern: bool = Field(True, description="Decode each juror's reasoning under a word pattern (single "
                                                   "spaces, no quotation marks, bounded words and count); false: a "
                                                   "plain string of bounded length, as the baselines are decoded")
-    spell_answers: bool = Field(True, description="A plain juror (and the baselines of a decision evaluation) "
-                                                  "reads what yes and no mean for this question beside each answer, "
-                                                  "from the motion rules (\"yes\" (postpone the move) or \"no\" "
-                                                  "(do not postpone the move)); false: a bare yes or no, as before "
-                                                  "2026-11-28")
+    spell_answers: bool = Field(False, description="A plain juror (and the baselines of a decision evaluation) "
+                                                   "reads what yes and no mean for this question beside each answer, "
+                                                   "from the motion rules (\"yes\" (postpone the move) or \"no\" "
+                                                   "(do not postpone the move)); off by default: on ten held-out "
+                                                   "cases it moved the 1.5B's errors on questions asked the other way "
+                                                   "(postpone, delay) without removing them (2026-11-28)")
     ruling_facts: bool = Field(True, description="The judge's rationale restates facts of the evidence that decide "
                                                  "it and its actions are next steps for the person who asked, checked "
                                                  "and repaired once (a 1.5B judge wrote rationales of the sides' "
