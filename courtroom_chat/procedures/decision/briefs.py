@@ -83,7 +83,7 @@ def filed_text(case_exhibits: list[Any]) -> str:
 RULING_LINES = {
     True: ("one sentence restating the facts of the evidence that decide it, in the evidence's own words "
            "(the verified exhibits quote them), not either side's predictions.",
-           "one to three concrete next steps: what to do, check or tell about the decision itself, not about the trial."),
+           "one to three concrete next steps for the person who asked, about the decision itself, not the trial."),
     False: ("one sentence naming the facts that decide it.", "one to three concrete next steps."),
 }
 
