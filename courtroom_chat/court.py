@@ -52,6 +52,7 @@ from .events import (
 )
 from .evidence import withhold as withhold_passage
 from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
+from .motion import holds_back
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
 from .replies import SHORTENED, Problem, finished, foreign_characters, latin_script, parse_reply, unrepeated
@@ -272,6 +273,8 @@ class Court:
         record = measured.for_trial(self.record.procedure, self.record.models)
         if record is not None:
             outcome.data["measured"] = record
+            if record.get("inverted") and (verb := holds_back(self.case.question)):
+                outcome.data["holds_back"] = verb  # a Yes means not going ahead, where this model was weak
         self.record.outcome = outcome
         self.emit(OutcomeReached(outcome=outcome.model_dump(mode="json")))
 

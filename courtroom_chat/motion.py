@@ -594,6 +594,24 @@ def parse(question: str) -> Motion | None:
     return motion
 
 
+# Verbs whose Yes means not going ahead ("Should we postpone the move?"): the 1.5B reads good news
+# as Yes whatever the question asks, and lost such a question on clear evidence (2026-11-28).
+_HOLD_BACK = {"postpone", "delay", "cancel", "pause", "stop", "halt", "abandon", "drop", "reject", "decline",
+              "defer", "suspend", "withdraw", "scrap", "shelve", "revert", "skip", "freeze", "hold"}
+
+
+def holds_back(question: str) -> str:
+    """The verb when a Yes to ``question`` means not going ahead ("Should we postpone the move?":
+    "postpone"; "Should the board reject the budget?": "reject"), else ""."""
+    try:
+        motion = parse(question)
+    except MotionError:
+        return ""
+    words = motion.yes.lower().split() if motion is not None else []
+    verb = words[words.index("should") + 1] if "should" in words[:-1] else words[0] if words else ""
+    return verb if verb in _HOLD_BACK else ""
+
+
 def motion_for(question: str) -> Motion:
     """The motion by rule, or an unformed one (bare Yes/No answers, no mirror) when no rule fits;
     a procedure with a model asks it for the motion instead (:func:`from_phrase`)."""

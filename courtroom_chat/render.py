@@ -115,6 +115,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     known = data.get("measured")
     if known:
         lines.append(f"Measured on this model: {measured.summary(known)} (`{known['results']}`)")
+    held = data.get("holds_back") if known and known.get("inverted") else ""
+    if held:
+        lines.append(f"Question: a Yes here means not going ahead (\"{held}\"); {known['inverted']}")
     weak = []
     if cast > 1 and margin <= 1:  # one voter is no split
         weak.append("split vote")
@@ -128,6 +131,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("the votes followed the order the labels were listed in, not the case")
     if known and measured.weakness(known):
         weak.append(measured.weakness(known))
+    if held:
+        weak.append("a question whose Yes means not going ahead, which this court on this model answers less reliably")
     if len(weak) >= 2:
         sentence = f"{weak[0].capitalize()}, and {weak[1]}: treat it as a coin toss."
     elif weak:

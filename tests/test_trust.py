@@ -457,3 +457,30 @@ async def test_the_decision_courts_jury_gets_the_order_check_when_its_labels_are
     assert order["followed"] == sum(orders[a]["labels"][0] == words[v] for a, v in votes.items())
     fixed = await Trial(load_case(CASES / "code-commit.json"), settings, store=None, seed=3).run()
     assert "order" not in fixed.outcome.data  # one order for every juror: nothing to test against
+
+
+async def test_a_question_whose_yes_means_not_going_ahead_is_named_where_the_model_was_weak_on_it(monkeypatch):
+    """Measured on the 1.5B (2026-11-28): it read good news as Yes whatever the question asked, and
+    lost "Should we postpone the data-center move?" on evidence that said postpone."""
+    from courtroom_chat import measured
+    from courtroom_chat.case import new_case, pasted_document
+    from courtroom_chat.motion import holds_back
+
+    assert holds_back("Should we postpone the data-center move?") == "postpone"
+    assert holds_back("Should the board reject the budget?") == "reject"
+    assert holds_back("Should I merge PR 12?") == "" and holds_back("Design A or B?") == ""
+    entry = {"procedure": "decision", "model": "scripted", "items": 20, "set": "clear-cut decisions",
+             "date": "2026-11-28", "court": 20, "single": None, "majority": None, "results": "bench/results/y",
+             "inverted": "the court lost one of two such cases"}
+    monkeypatch.setattr(measured, "entries", lambda: (entry,))
+    notes = pasted_document("The new site failed its power test.\nOnly 2 of 9 switches were delivered.\n")
+    record = await Trial(new_case("Should we postpone the data-center move?", [notes]), SETTINGS, store=None).run()
+    lines = how_sure(record.outcome.model_dump())
+    assert any(line.startswith('Question: a Yes here means not going ahead ("postpone"); the court lost one') for line in lines)
+    assert "Yes means not going ahead" in lines[-1] and ("weak" in lines[-1] or "coin toss" in lines[-1])
+    # the direct question, or a model with no such measurement, says nothing of it
+    record = await Trial(new_case("Should we go ahead with the data-center move?", [notes]), SETTINGS, store=None).run()
+    assert "holds_back" not in record.outcome.data
+    monkeypatch.setattr(measured, "entries", lambda: ({k: v for k, v in entry.items() if k != "inverted"},))
+    record = await Trial(new_case("Should we postpone the data-center move?", [notes]), SETTINGS, store=None).run()
+    assert "holds_back" not in record.outcome.data and not any("not going ahead" in x for x in how_sure(record.outcome.model_dump()))
