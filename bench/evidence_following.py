@@ -8,6 +8,9 @@ says Yes and ten plainly No, through the court and the single-call and majority 
 were last changed and asked in other shapes than "Should we X?": "Is X ready …?", "Is it safe
 to X?", "Should we postpone X?" (Yes is not acting), "Did X meet …?", "Does X meet …?", "Isn't X
 ready …?", a question after a sentence of context, "Has X passed …?", "Would doing X be …?".
+``--cases bench/evidence_following/inverted.jsonl`` runs six more whose Yes means not going
+ahead ("Should we cancel / pause / revert / stop X?", "Should the committee reject X?"), the
+shape the 1.5B lost on the held-out ten (three Yes, three No; written 2026-11-28).
 
 Both baselines run unless ``--no-baselines`` is given. (Until 2026-11-25, a bare ``--baselines``
 with no names meant no baselines: the results folders whose command reads so ran the court alone.)
