@@ -175,10 +175,11 @@ def test_actions_about_the_trial_are_told_from_next_steps():
     from courtroom_chat.procedures.decision.wire import JudgeReply
 
     actions = ["wait for further instructions from the court", "confidence", "The defense should present more",
-               "File the motion with the court", "Tell the defense team", "Renew the contract for a year"]
+               "File the motion with the court", "Tell the defense team", "Renew the contract for a year",
+               "Merge PR #311 now, as the jury decided"]
     reply = JudgeReply(reasoning="x", decision="act", rationale="Uptime was 99.98%.", actions=actions, confidence=0.5)
     flagged = [p.message.split('"')[1] for p in ruling_problems(reply, "Should we renew?", [])]
-    assert flagged == actions[:3]  # the last three are steps in the world, whatever words they share with a trial
+    assert flagged == actions[:3]  # the rest are steps in the world, whatever words they share with a trial
 
 
 async def test_judge_must_weigh_both_sides_acknowledge_a_split_and_give_actions(scripted_settings):

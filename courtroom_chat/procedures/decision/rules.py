@@ -118,11 +118,15 @@ def juror_problems(reply: JurorReply, min_words: int, votes: dict[str, str] | No
     return problems + unfinished_problems({"reasoning": reply.reasoning})
 
 
-# An action that speaks of the trial, or a reply field written as an action ("confidence: 0.8",
-# "The prosecution should present additional evidence …", both from a 1.5B judge).
+# An action that is about the trial rather than a step to take: one a trial role is to carry out
+# ("The prosecution should present additional evidence …", "The jury should be informed …"), one
+# waiting on the court, one about an exhibit, or a reply field written as an action ("confidence:
+# 0.8", "confidence"), all from a 1.5B judge. A step that gives the jury's decision as its reason
+# ("Merge PR #311 now, as the jury decided") is a step: flagged as talk of the trial, 8 of 20
+# rulings were asked again for it and kept it (2026-11-28).
 _TRIAL_TALK = re.compile(
-    r"(?i)\b(?:the prosecut\w*|the defen[cs]e(?:'s)? (?:should|argu\w*|evidence|challeng\w*|present\w*|case)|the jury|"
-    r"jurors?\b|(?:from|by) the court\b|exhibits? \d|(?:confidence|rationale|reasoning|decision)\s*:)"
+    r"(?i)^\W*(?:the\s+)?(?:prosecut\w*|defen[cs]e|jury|jurors?|judge|court)\b(?!\s+(?:team|lawyer|attorney|reporter))"
+    r"|\b(?:from|by) the court\b|\bexhibits? \d|\b(?:confidence|rationale|reasoning|decision)\s*:"
     r"|^\W*(?:confidence|rationale|reasoning|decision)\W*$")
 
 
