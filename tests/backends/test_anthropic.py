@@ -432,7 +432,8 @@ REPLIES: dict[str, dict[str, Any]] = {
         "but conceded the tests. The jury was unanimous.",
         "decision": "act",
         "answer": "release version 2.4 today",
-        "rationale": "The verified speed and test evidence outweigh a timing preference.",
+        "rationale": "The parser cuts p95 import latency from 900 ms to 240 ms and all 412 tests passed, "
+        "which outweighs a timing preference.",
         "actions": ["Release version 2.4 today", "Tell the two customers the release is backward compatible"],
         "confidence": 0.8,
     },

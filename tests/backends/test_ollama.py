@@ -273,7 +273,7 @@ REPLIES: dict[str, dict[str, Any]] = {
         "weaker. The jury was unanimous.",
         "decision": "act",
         "answer": "raise the error budget",
-        "rationale": "The verified headroom supports it.",
+        "rationale": "The service answered 99.9% of requests in March: the headroom supports it.",
         "actions": ["Raise the error budget to 0.2%"],
         "confidence": 0.7,
     },

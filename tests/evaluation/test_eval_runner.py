@@ -305,7 +305,7 @@ def test_the_ruling_as_first_asked_keeps_the_decision_courts_stored_eval_ids(fix
         m.setattr(runner, "PARAMETERS_ADDED", {})
         stored = settings.model_copy(update={"procedures": {
             **settings.procedures, "decision": {
-                k: v for k, v in settings.procedures["decision"].items() if k != "ruling_facts"}}})
+                k: v for k, v in settings.procedures["decision"].items() if k not in ("ruling_facts", "spell_answers")}}})
         old = runner.eval_id(dataset, "decision", 0, stored)
     assert runner.eval_id(dataset, "decision", 0, before) == old
     assert runner.eval_id(dataset, "decision", 0, settings) != old
