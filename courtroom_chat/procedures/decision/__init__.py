@@ -504,13 +504,14 @@ class DecisionCourt(Briefs, Procedure):
             "rationale": prose(10, 600),
             "actions": {"minItems": 1, "maxItems": 3, "items": {"type": "string", **prose(8, 250)}},
         })
+        verified = self.jury_exhibits(court, prosecution, defense)  # the facts a ruling can restate
         async with court.stage("judge", "Judge") as stage:
             answer = await court.ask(
                 agent, prompt, JudgeReply, schema=schema, check=lambda reply: judge_problems(reply, jury, ruling_problems(
-                    reply, court.case.question, [*admitted, *defense.exhibits]) if court.params.ruling_facts else None),
+                    reply, court.case.question, verified) if court.params.ruling_facts else None),
                 inputs={"motion": prosecution.motion, "alternative": defense.alternative, "unanimous": not split,
                         "verified": bool(prosecution.admitted()),
-                        "facts": [e.source_quote for e in [*admitted, *defense.exhibits] if e.verified][:2],
+                        "facts": [e.source_quote for e in verified if e.verified][:2],
                         "tally": {"guilty": jury.guilty_count, "not_guilty": jury.not_guilty_count,
                                   "abstain": jury.abstain_count}},
             )
