@@ -136,7 +136,8 @@ class Court:
         # Evidence that gives orders is found before any call, shown to the person, cut from
         # what the agents read (its place and the reason are left), and cannot be an exhibit.
         self.set_flags(scan(self.case.context))
-        self.prefixes: dict[str, str] = {}  # an agent that reads the evidence in an order of its own
+        self.prefixes: dict[str, str] = {}  # an agent that reads the case its own way (order, question)
+        self.views: dict[str, tuple[list[int] | None, str | None]] = {}  # that way: evidence order, question
         self._taught: list[str] | None = None  # the instructions' own wording, for the prompt-leak rule
         self.seed = record.seed
         self.label = ""  # a shadow court's purpose ("fragility")
@@ -289,8 +290,8 @@ class Court:
         court.label = label
         return court
 
-    def _case_text(self, documents: list[Any]) -> str:
-        shown = self.case.model_copy(update={"context": documents})
+    def _case_text(self, documents: list[Any], question: str | None = None) -> str:
+        shown = self.case.model_copy(update={"context": documents, "question": question or self.case.question})
         return self.procedure.case_block(shown) + (f"\n\n{notice(self.flags)}" if self.flags else "")
 
     def reorder_evidence(self, agent: str, order: list[int]) -> None:
@@ -298,8 +299,18 @@ class Court:
         order control; it then reads the whole case anew instead of from the shared prompt cache."""
         if sorted(order) != list(range(1, len(self.readable) + 1)):
             raise ValueError(f"not an order of the {len(self.readable)} evidence documents: {order}")
-        if order != sorted(order):
-            self.prefixes[agent] = self._case_text([self.readable[i - 1] for i in order])
+        self._view(agent, order, self.views.get(agent, (None, None))[1])
+
+    def ask_instead(self, agent: str, question: str) -> None:
+        """``agent`` reads the case under ``question`` instead of the one asked (the same decision
+        asked another way, ``motion.direct_question``); agents asked the same share a prompt cache."""
+        self._view(agent, self.views.get(agent, (None, None))[0], question)
+
+    def _view(self, agent: str, order: list[int] | None, question: str | None) -> None:
+        self.views[agent] = (order, question)
+        if (order and order != sorted(order)) or question:
+            documents = [self.readable[i - 1] for i in order] if order else self.readable
+            self.prefixes[agent] = self._case_text(documents, question)
 
     def withhold(self, quote: str, marker: str) -> bool:
         """Withhold a passage from every agent of this court (a shadow court's second jury):

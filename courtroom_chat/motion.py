@@ -612,6 +612,63 @@ def holds_back(question: str) -> str:
     return verb if verb in _HOLD_BACK else ""
 
 
+# What going ahead is, for a verb that holds back: "Should we cancel the contract?" asked directly is
+# "Should we keep the contract?". Verbs with no safe counterpart (skip, freeze, hold) have none.
+_GO_AHEAD = {"cancel": "keep", "revert": "keep", "drop": "keep", "scrap": "keep", "withdraw": "keep",
+             "pause": "continue", "stop": "continue", "halt": "continue", "suspend": "continue",
+             "abandon": "continue with", "shelve": "continue with", "reject": "accept", "decline": "accept",
+             "postpone": "go ahead with", "delay": "go ahead with", "defer": "go ahead with"}
+_ON_TIME = {"postpone", "delay", "defer"}  # "… as planned", the new date left out
+_EARLY = re.compile(r"(?i)\s+(?:early|now|right now|immediately|today|for now|for the time being)$")
+_LATER = re.compile(r"(?i)\s+(?:until|till|to|by|for|past|into|after|beyond|a|an|one|two|three|four|six)\b\s+(?:\S+\s+){0,3}?"
+                    r"(?:next|later|\w+day|week|weeks|month|months|year|quarter|q[1-4]|spring|summer|autumn|fall|winter|"
+                    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+                    r"sprint|release|\d{4})\b.*$")
+
+
+@dataclass(frozen=True)
+class Direct:
+    """A question whose Yes means not going ahead, asked the direct way: a Yes to ``question``
+    is a No to the original (``verb`` is the original's verb that holds back)."""
+    question: str
+    verb: str
+
+
+def direct_question(question: str) -> Direct | None:
+    """The same decision asked as going ahead: "Should we cancel our contract with X?" → "Should
+    we keep our contract with X?"; "Should we delay the 5.0 release to next month?" → "Should we
+    go ahead with the 5.0 release as planned?". None when the question does not hold back, or no
+    rule can turn it safely (the asking sentence must hold the verb once, and the result must be
+    a question the rules read, that does not hold back, and keeps the question's names).
+
+    Measured on the 1.5B (2026-11-28): asked to cancel, pause or postpone on evidence that said
+    to, the court and single calls said No in most such cases; they read bad news as No."""
+    verb = holds_back(question)
+    if verb not in _GO_AHEAD:
+        return None
+    before, asking, after = _parts(question)
+    found = list(re.finditer(rf"(?i)\b{verb}\b", asking))
+    if len(found) != 1:
+        return None
+    at = found[0]
+    head, tail = asking[:at.start()], re.sub(r"[?？!.\s]+$", "", asking[at.end():])
+    planned, dropped = "", ""
+    cut = (_LATER if verb in _ON_TIME else _EARLY).search(tail)
+    if cut:  # the new date, or "early": going ahead is going ahead as planned
+        tail, dropped = tail[:cut.start()], cut.group(0)
+    if cut or verb in _ON_TIME:
+        planned = " as planned"
+    if not tail.strip():
+        return None
+    go = _GO_AHEAD[verb]
+    go = go[:1].upper() + go[1:] if asking[at.start()].isupper() else go
+    direct = f"{head}{go}{tail}{planned}?"
+    if parse(direct) is None or holds_back(direct) or [t for t in named_terms(asking)
+                                                       if t not in direct and t not in dropped]:
+        return None
+    return Direct(" ".join(part for part in (before, direct, after) if part), verb)
+
+
 def motion_for(question: str) -> Motion:
     """The motion by rule, or an unformed one (bare Yes/No answers, no mirror) when no rule fits;
     a procedure with a model asks it for the motion instead (:func:`from_phrase`)."""

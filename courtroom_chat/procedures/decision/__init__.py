@@ -353,18 +353,23 @@ class DecisionCourt(Briefs, Procedure):
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
         orders = {a.name: self.orders(court, a.name, weighed) for a in agents}
         kept = {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()}
+        direct = self.direct(court)
         for a in agents:
             if p.shuffle_evidence:
                 kept[a.name]["evidence"] = self.evidence_order(court, a)
+            if direct:
+                court.ask_instead(a.name, direct.question)
         court.keep("orders", kept)
+        if direct:
+            court.keep("direct", {"question": direct.question, "verb": direct.verb})
         prompts = {}
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
             seen = record if not p.shuffle_exhibits else self.jury_record(
                 court, sorted(weighed, key=lambda e: numbers.index(e.number)), motion)
             prompts[a.name] = self.juror_prompt(court, n, a.persona, motion, seen, labels)
-        jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature)
-                  for n, a in enumerate(agents, 1)]
+        jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature,
+                        asked=direct.question if direct else "") for n, a in enumerate(agents, 1)]
 
         def tally() -> None:
             counts = {label: sum(VOTE_WORDS[label] == j.vote for j in jurors) for label in VOTE_LABELS}
@@ -422,12 +427,16 @@ class DecisionCourt(Briefs, Procedure):
                 juror.status, juror.error = "failed", str(exc)
             else:
                 court.settle(agent, answer, skip={"juror_vote"})
+                if direct:  # a Yes to the direct question is a No to the one asked
+                    juror.answered = PLAIN_ANSWER.get(label, "")
+                    label = {"act": "do not act", "do not act": "act"}.get(label, label)
                 juror.vote = VOTE_WORDS[label]  # type: ignore[assignment]
                 juror.reasoning = finished(answer.value.text())  # jurors hardly repeat (3 runs in 20 trials)
                 juror.status = "voted"
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
-                             line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'})",
+                             line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'}"
+                                  + (f"; answered {juror.answered} to the direct question)" if juror.asked else ")"),
                              repaired=answer.repaired)
             tally()
 
@@ -641,10 +650,13 @@ class DecisionCourt(Briefs, Procedure):
             ("defense", self._agent(court, "defense"), self.defense_prompt(court, prosecution, motion)),
         ]
         record = self.trial_record(prosecution, None)
+        direct = self.direct(court)
         for n in range(1, p.jury_size + 1):
             a = self._agent(court, "juror", n)
             if p.shuffle_evidence:
                 self.evidence_order(court, a)
+            if direct:
+                court.ask_instead(a.name, direct.question)
             plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(court, None, motion))))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(
             court, record, "\n[any exhibits excluded as unverified]\n", "[the jury's tally]",

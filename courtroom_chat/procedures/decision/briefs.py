@@ -9,7 +9,7 @@ from typing import Any
 from ... import plain as plain_call
 from ...court import Agent, Court
 from ...evidence import quote_choices
-from ...motion import Motion, from_phrase, motion_problems, parse
+from ...motion import Direct, Motion, direct_question, from_phrase, motion_problems, parse
 from ..base import literal_pattern
 from .records import Defense, Exhibit, Prosecution
 
@@ -216,6 +216,13 @@ class Briefs:
         if p.shuffle_exhibits:
             court.rng(agent, "exhibits").shuffle(numbers)
         return labels, numbers
+
+    @staticmethod
+    def direct(court: Court) -> Direct | None:
+        """The question the jurors answer instead of the one asked, with ``ask_direct``: a
+        question whose Yes means not going ahead, asked the direct way (plain jurors only)."""
+        p = court.params
+        return direct_question(court.case.question) if p.ask_direct and plainly(p) else None
 
     @staticmethod
     def evidence_order(court: Court, agent: Agent) -> list[int]:

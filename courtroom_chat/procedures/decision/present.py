@@ -77,7 +77,11 @@ def juror_markdown(j: dict[str, Any]) -> str:
     head = f"{outlook}temperature {temperature_text(j.get('temperature'))}"
     if j.get("status") == "failed":
         return f"{head}\n\n**Failed:** {j.get('error', '')}"
-    return f"{head}\n\n**Vote: {VOTE_LABEL.get(j.get('vote'))}**\n\n{j.get('reasoning', '')}"
+    vote = f"**Vote: {VOTE_LABEL.get(j.get('vote'))}**"
+    if j.get("asked"):  # ask_direct: it answered the question asked the direct way
+        vote = (f"Asked the direct way: *{j['asked']}* · answered {j.get('answered') or '?'}, which counts as\n\n"
+                f"{vote}")
+    return f"{head}\n\n{vote}\n\n{j.get('reasoning', '')}"
 
 
 def exhibit_line(ex: dict[str, Any]) -> str:

@@ -75,6 +75,8 @@ class Juror(BaseModel):
     temperature: float | None = None  # as applied; None when the backend takes none
     vote: Vote | None = None
     reasoning: str = ""
+    asked: str = ""  # the question this juror answered, when not the one asked (``ask_direct``)
+    answered: str = ""  # its own answer to ``asked`` ("yes" / "no"), which counts the other way
     status: Literal["pending", "voted", "failed"] = "pending"
     error: str = ""
 
