@@ -484,3 +484,83 @@ async def test_a_question_whose_yes_means_not_going_ahead_is_named_where_the_mod
     monkeypatch.setattr(measured, "entries", lambda: ({k: v for k, v in entry.items() if k != "inverted"},))
     record = await Trial(new_case("Should we postpone the data-center move?", [notes]), SETTINGS, store=None).run()
     assert "holds_back" not in record.outcome.data and not any("not going ahead" in x for x in how_sure(record.outcome.model_dump()))
+
+
+@pytest.mark.parametrize("question, direct", [
+    ("Should we cancel our contract with Brightline Couriers?", "Should we keep our contract with Brightline Couriers?"),
+    ("Should we pause hiring for the support team?", "Should we continue hiring for the support team?"),
+    ("Should we stop the pricing page A/B test early?", "Should we continue the pricing page A/B test as planned?"),
+    ("Should we delay the mobile app 5.0 release to next month?",
+     "Should we go ahead with the mobile app 5.0 release as planned?"),
+    ("Should we postpone the launch until March 3?", "Should we go ahead with the launch as planned?"),
+    ("Should the committee reject the proposal to move the office to Harbor Park?",
+     "Should the committee accept the proposal to move the office to Harbor Park?"),
+    ("The vendor missed two deadlines. Should we halt the rollout now?",
+     "The vendor missed two deadlines. Should we continue the rollout as planned?"),
+    ("Should we delay the move to the Berlin office?", "Should we go ahead with the move to the Berlin office as planned?"),
+])
+def test_a_question_that_holds_back_is_asked_the_direct_way(question, direct):
+    from courtroom_chat.motion import direct_question, holds_back
+
+    found = direct_question(question)
+    assert found is not None and found.question == direct and found.verb == holds_back(question)
+    assert holds_back(found.question) == ""  # asked the direct way, it no longer holds back
+
+
+@pytest.mark.parametrize("question", [
+    "Should I merge PR 12?", "Should we skip the retro?",  # no hold-back, or no safe counterpart
+    "Should we cancel the cancel button?",  # the verb twice: no safe rewrite
+    "Design A or B?", "Should we stop, or continue?",
+])
+def test_no_direct_question_where_no_rule_turns_it_safely(question):
+    from courtroom_chat.motion import direct_question
+
+    assert direct_question(question) is None
+
+
+async def test_jurors_answer_the_direct_question_and_their_answers_count_the_other_way():
+    """ask_direct: a question whose Yes means not going ahead is put to the jurors the direct way
+    and their answers count the other way (measured, and off by default: see its description)."""
+    from courtroom_chat.case import new_case, pasted_document
+
+    review = pasted_document("41% of deliveries arrived late this quarter, against a contracted 5%.\n"
+                             "The contract can be cancelled at 30 days' notice without penalty.\n")
+    asked = "Should we cancel our contract with Brightline Couriers?"
+    direct = "Should we keep our contract with Brightline Couriers?"
+    said = {"reasoning": "Deliveries are late far beyond the contract; keeping it costs us.", "decision": "no",
+            "confidence": 0.8}
+    direct_way = SETTINGS.with_params("decision", {"ask_direct": True})
+    backend = ScriptedBackend(script={f"juror-{n}": [said] for n in range(1, 6)})
+    record = await Trial(new_case(asked, [review]), direct_way, store=None, seed=1, backends={"scripted": backend}).run()
+    assert record.outputs["direct"] == {"question": direct, "verb": "cancel"}
+    jurors = [r for r in backend.calls if r.role == "juror"]
+    assert len(jurors) == 5 and all(f"QUESTION: {direct}" in r.prefix and asked not in r.prefix for r in jurors)
+    others = [r for r in backend.calls if r.role != "juror"]
+    assert others and all(f"QUESTION: {asked}" in r.prefix for r in others)  # the rest of the court: as asked
+    assert record.jury.guilty_count == 5 and record.verdict.decision == "guilty"  # No to keep: Yes, cancel
+    assert record.verdict.answer == "Yes: cancel your contract with Brightline Couriers"
+    assert all(j.asked == direct and j.answered == "no" for j in record.jury.jurors)
+    from courtroom_chat.procedures.decision import present
+
+    card = present.juror_markdown(record.jury.jurors[0].model_dump(mode="json"))
+    assert f"Asked the direct way: *{direct}* · answered no, which counts as" in card and "**Vote: act**" in card
+    # off (the default), or a question asked the direct way already: jurors answer the question as asked
+    backend = ScriptedBackend(script={f"juror-{n}": [said] for n in range(1, 6)})
+    record = await Trial(new_case(asked, [review]), SETTINGS, store=None, seed=1, backends={"scripted": backend}).run()
+    assert "direct" not in record.outputs and record.verdict.decision == "not_guilty"
+    assert all(f"QUESTION: {asked}" in r.prefix for r in backend.calls)
+    record = await Trial(new_case(direct, [review]), direct_way, store=None, seed=1).run()
+    assert "direct" not in record.outputs and not any(j.asked for j in record.jury.jurors)
+
+
+async def test_the_dry_run_shows_jurors_the_direct_question():
+    from courtroom_chat.case import new_case, pasted_document
+
+    review = pasted_document("41% of deliveries arrived late this quarter.\n")
+    events = []
+    await Trial(new_case("Should we pause hiring for the support team?", [review]),
+                SETTINGS.with_params("decision", {"ask_direct": True}), store=None, dry_run=True).run(events.append)
+    planned = {e.agent: "\n".join(m["content"] for m in e.messages) for e in events if type(e).__name__ == "PromptPlanned"}
+    assert all("QUESTION: Should we continue hiring for the support team?" in text
+               for agent, text in planned.items() if agent.startswith("juror"))
+    assert "QUESTION: Should we pause hiring for the support team?" in planned["prosecutor"]

@@ -76,13 +76,14 @@ class Parameters(BaseModel):
                                                  "and repaired once (a 1.5B judge wrote rationales of the sides' "
                                                  "invented harms and actions such as \"confidence: 0.8\"); false: "
                                                  "the ruling as asked before 2026-11-28, unchecked")
-    ask_direct: bool = Field(True, description="A plain juror asked a question whose Yes means not going ahead "
-                                               "(\"Should we cancel the contract?\") answers it asked the direct way "
-                                               "(\"Should we keep the contract?\"), and its answer counts the other "
-                                               "way; the prosecutor, the defense and the judge keep the question as "
-                                               "asked. Off: jurors answer the question as asked (on the 1.5B, 5 of 8 "
-                                               "such clear cases followed the evidence, every miss a No; "
-                                               "2026-11-28)")
+    ask_direct: bool = Field(False, description="A plain juror asked a question whose Yes means not going ahead "
+                                                "(\"Should we cancel the contract?\") answers it asked the direct way "
+                                                "(\"Should we keep the contract?\") and its answer counts the other "
+                                                "way; the prosecutor, the defense and the judge keep the question as "
+                                                "asked. Off by default: on the 1.5B's eight clear cases of that shape "
+                                                "it moved the misses from the hold-back cases to the go-ahead ones "
+                                                "(trials 5 of 8 either way, juror votes 25 of 40 against 24; "
+                                                "2026-11-28)")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
