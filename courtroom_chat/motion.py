@@ -641,8 +641,9 @@ def direct_question(question: str) -> Direct | None:
     rule can turn it safely (the asking sentence must hold the verb once, and the result must be
     a question the rules read, that does not hold back, and keeps the question's names).
 
-    Measured on the 1.5B (2026-11-28): asked to cancel, pause or postpone on evidence that said
-    to, the court and single calls said No in most such cases; they read bad news as No."""
+    The decision court's ``ask_direct`` puts it to the jurors. Measured on the 1.5B (2026-11-28):
+    it moved the misses on such questions to the other side without removing them (the model
+    leans No on them in either framing)."""
     verb = holds_back(question)
     if verb not in _GO_AHEAD:
         return None

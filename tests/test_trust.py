@@ -564,3 +564,7 @@ async def test_the_dry_run_shows_jurors_the_direct_question():
     assert all("QUESTION: Should we continue hiring for the support team?" in text
                for agent, text in planned.items() if agent.startswith("juror"))
     assert "QUESTION: Should we pause hiring for the support team?" in planned["prosecutor"]
+    from courtroom_chat.errors import ConfigError
+
+    with pytest.raises(ConfigError, match='ask_direct needs jury_asks = "plain"'):
+        SETTINGS.with_params("decision", {"ask_direct": True, "jury_asks": "motion"})

@@ -100,6 +100,9 @@ class Parameters(BaseModel):
         if self.jury_asks == "plain" and self.jury_reads != "evidence":
             raise ValueError('jury_reads = "exhibits" needs jury_asks = "motion" or "question": a plain juror '
                              '(jury_asks = "plain", the default) reads the evidence alone, as a single call does')
+        if self.ask_direct and self.jury_asks != "plain":
+            raise ValueError('ask_direct needs jury_asks = "plain" (the default): jurors asked in the motion\'s '
+                             'words ("motion", "question") vote on the motion as the prosecutor framed it')
         if self.shuffle_exhibits and self.jury_reads != "exhibits":
             raise ValueError('shuffle_exhibits needs jury_reads = "exhibits" (with jury_asks = "motion" or '
                              '"question"): jurors who read the evidence alone are shown no exhibit list to shuffle')
