@@ -600,15 +600,23 @@ _HOLD_BACK = {"postpone", "delay", "cancel", "pause", "stop", "halt", "abandon",
               "defer", "suspend", "withdraw", "scrap", "shelve", "revert", "skip", "freeze", "hold"}
 
 
-def holds_back(question: str) -> str:
-    """The verb when a Yes to ``question`` means not going ahead ("Should we postpone the move?":
-    "postpone"; "Should the board reject the budget?": "reject"), else ""."""
+def action_verb(question: str) -> str:
+    """The verb of the action a Yes to ``question`` commits to, by rule ("Should we postpone the
+    move?": "postpone"; "Should the board reject the budget?": "reject"), else "" (no rule reads
+    it, or it asks of a state: "Is the API ready?")."""
     try:
         motion = parse(question)
     except MotionError:
         return ""
     words = motion.yes.lower().split() if motion is not None else []
     verb = words[words.index("should") + 1] if "should" in words[:-1] else words[0] if words else ""
+    return verb if verb in _VERBS | _HOLD_BACK and verb not in ("be", "do", "have", "get", "make") else ""
+
+
+def holds_back(question: str) -> str:
+    """The verb when a Yes to ``question`` means not going ahead ("Should we postpone the move?":
+    "postpone"; "Should the board reject the budget?": "reject"), else ""."""
+    verb = action_verb(question)
     return verb if verb in _HOLD_BACK else ""
 
 

@@ -568,3 +568,37 @@ async def test_the_dry_run_shows_jurors_the_direct_question():
 
     with pytest.raises(ConfigError, match='ask_direct needs jury_asks = "plain"'):
         SETTINGS.with_params("decision", {"ask_direct": True, "jury_asks": "motion"})
+
+
+@pytest.mark.parametrize("rationale, verb, decision, flagged", [
+    ("The evidence strongly supports delaying the mobile app 5.0 release to next month.", "delay", "do not act", True),
+    ("Moving the billing database next weekend is necessary: the rehearsal failed after 3 hours.", "move", "do not act", True),
+    ("The rehearsal failed after 3 hours, so we should not move the database yet.", "move", "act", True),
+    ("There is no reason to delay: all 212 release tests pass.", "delay", "do not act", False),
+    ("The evidence strongly supports delaying the release: 3 blockers are open.", "delay", "act", False),
+    ("Moving the database is not necessary this month; the old cluster has headroom.", "move", "do not act", False),
+    ("The prosecution argues we should stop the test; the sample is 4 of 14 days.", "stop", "do not act", False),
+    ("All tests pass and two reviewers approved.", "merge", "do not act", False),
+    ("The evidence supports keeping the booth.", "", "do not act", False),  # no action verb read: nothing checked
+])
+def test_a_rationale_that_argues_against_its_own_decision_is_found(rationale, verb, decision, flagged):
+    from courtroom_chat.procedures.decision.rules import rationale_against
+
+    assert bool(rationale_against(rationale, verb, decision)) is flagged
+
+
+async def test_the_judge_is_asked_again_when_its_rationale_argues_against_the_decision():
+    from courtroom_chat.case import new_case, pasted_document
+
+    notes = pasted_document("The 5.0 build passed all 212 release tests.\nMarketing launch is booked for Monday.\n")
+    against = {"decision": "do not act", "reasoning": "The prosecution argued to delay. The defense argued to ship. The "
+               "jury decided.", "rationale": "The evidence strongly supports delaying the 5.0 release to next month.",
+               "actions": ["Ship the 5.0 build on Monday as booked."], "confidence": 0.8}
+    fixed = {**against, "rationale": "The 5.0 build passed all 212 release tests and the launch is booked for Monday."}
+    said = {"reasoning": "All release tests pass and the launch is booked.", "decision": "no", "confidence": 0.9}
+    backend = ScriptedBackend(script={"judge": [against, fixed], **{f"juror-{n}": [said] for n in range(1, 6)}})
+    record = await Trial(new_case("Should we delay the 5.0 release to next month?", [notes]), SETTINGS, store=None,
+                         backends={"scripted": backend}).run()
+    judge = [r for r in backend.calls if r.role == "judge"]
+    assert len(judge) == 2 and "argues against the decision" in judge[1].messages()[-1]["content"]
+    assert record.verdict.decision == "not_guilty" and record.verdict.rationale.startswith("The 5.0 build passed")

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from ...evidence import EvidenceIndex
+from ...motion import action_verb
 from ...replies import shorten, unfinished_problems
 from ..base import Problem, words
 from ..deliberation import key_terms
@@ -130,6 +131,46 @@ _TRIAL_TALK = re.compile(
     r"|^\W*(?:confidence|rationale|reasoning|decision)\W*$")
 
 
+_FOR = (r"(?:supports?|favou?rs?|justif(?:y|ies)|calls? for|points? (?:to|toward)|recommends?|in favou?r of|warrants?)"
+        r"\s+(?:the\s+(?:decision|idea|need|case)\s+(?:to|of|for)\s+)?"
+        r"|(?:should|must|needs? to|best to|better to|wise to|advisable to)\s+(?:now\s+|still\s+)?")
+_AGAINST = r"(?:against|not to|should not|must not|no need to|rather than|instead of)\s+"
+_NEEDED = r"(?:necessary|justified|warranted|essential|needed|wise|advisable|the right (?:call|decision|choice|move))\b"
+_SAID_BY = re.compile(r"(?i)\b(?:prosecut\w*|defen[cs]e|jury|jurors?|minority|majority)\b")
+
+
+def _verb_forms(verb: str) -> str:
+    """A regex for a verb's forms: "move" → move, moves, moved, moving; "stop" → … stopping."""
+    stem = verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb
+    return rf"(?:{re.escape(verb)}(?:s|d|ed)?|{re.escape(stem)}{re.escape(verb[-1])}?ing)"
+
+
+def rationale_against(rationale: str, verb: str, decision: str) -> str:
+    """The first sentence of a ruling's rationale that argues, in the court's own voice, against
+    its decision ("The evidence strongly supports delaying the release." under "do not act" on
+    "Should we delay the release?"; ``verb`` is the motion's, ``motion.action_verb``), or "".
+    Sentences that report a side or the jury ("The prosecution argues …") are left alone. Seen
+    on the 1.5B in 2 of 79 rulings (2026-11-28)."""
+    if decision not in ("act", "do not act") or not verb:
+        return ""
+    forms = _verb_forms(verb)
+    for sentence in re.split(r"(?<=[.!?])\s+", rationale.strip()):
+        if _SAID_BY.search(sentence):
+            continue
+        low = sentence.lower()
+        against = re.search(rf"\b{_AGAINST}{forms}\b", low)
+        for_ = [m for m in re.finditer(rf"\b(?:{_FOR}){forms}\b", low)
+                if not re.search(r"\b(?:not|n't|no|never|nor)\s+(?:\w+\s+){0,2}$", low[:m.start()])]
+        needed = re.search(rf"\b{forms}\b[^.;]{{0,80}}\b(?:is|are|would be)\s+(not\s+)?{_NEEDED}", low)
+        if needed and needed.group(1):  # "… is not necessary"
+            against = against or needed
+        elif needed:
+            for_.append(needed)
+        if (decision == "do not act" and for_ and not against) or (decision == "act" and against and not for_):
+            return sentence
+    return ""
+
+
 def ruling_problems(reply: JudgeReply, question: str, exhibits: list[Exhibit]) -> list[Problem]:
     """With ``ruling_facts``: the rationale restates a fact some verified exhibit quotes (two of its
     key terms the question does not already hold), and no action is about the trial itself."""
@@ -141,6 +182,11 @@ def ruling_problems(reply: JudgeReply, question: str, exhibits: list[Exhibit]) -
         problems.append(Problem("judge_rationale_facts", (
             "the rationale names no fact of the evidence; restate, in the evidence's own words, the facts that "
             "decide it (the verified exhibits quote them), not either side's predictions")))
+    against = rationale_against(reply.rationale, action_verb(question), reply.decision)
+    if against:
+        problems.append(Problem("judge_rationale_stance", (
+            f'the rationale argues against the decision "{reply.decision}" ("{shorten(against, 90)}"); state the '
+            "facts that decide it for the decision")))
     for i, action in enumerate(reply.actions, 1):
         if _TRIAL_TALK.search(action):
             problems.append(Problem("judge_action_trial", (
@@ -161,4 +207,4 @@ def judge_problems(reply: JudgeReply, jury: Jury, ruling: list[Problem] | None =
     return problems + unfinished_problems({"reasoning": reply.reasoning, "rationale": reply.rationale}, shorten=True)
 
 
-__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems", "ruling_problems"]
+__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems", "rationale_against", "ruling_problems"]
