@@ -268,6 +268,14 @@ def test_a_choice_between_options_is_refused_with_one_line(question):
     assert "\n" not in message and "choice between options" in message and "e.g." in message
 
 
+@pytest.mark.parametrize("question, yes", [
+    ("Should we support Python 3.8 or later?", "support Python 3.8 or later"),  # a bound, not a choice
+    ("Should we require 16 GB of memory or more?", "require 16 GB of memory or more"),
+])
+def test_a_bound_with_or_is_not_a_choice(question, yes):
+    assert motion_for(question).yes == yes
+
+
 def test_the_refusal_suggests_one_option_as_a_question():
     with pytest.raises(MotionError, match="e.g. “Should we ship\\?”"):  # one question mark, asked over two sentences
         motion_for("Should we ship? Or wait?")
