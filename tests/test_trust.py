@@ -579,12 +579,17 @@ async def test_the_dry_run_shows_jurors_the_direct_question():
     ("Moving the database is not necessary this month; the old cluster has headroom.", "move", "do not act", False),
     ("The prosecution argues we should stop the test; the sample is 4 of 14 days.", "stop", "do not act", False),
     ("All tests pass and two reviewers approved.", "merge", "do not act", False),
+    ("The committee should reject the proposal: the lease costs 60% more.", "reject", "do not act", True),
+    ("Based on this, the decision to not publish the essay is justified.", "publish", "do not act", False),
+    ("While the pilot went well, it is not clear that we should roll out the scheduler.", "roll", "do not act", False),
+    ("It is difficult to decide whether postponing the move is justified.", "postpone", "do not act", False),
+    ("We cannot say whether the team should buy the licence.", "buy", "do not act", False),
     ("The evidence supports keeping the booth.", "", "do not act", False),  # no action verb read: nothing checked
 ])
 def test_a_rationale_that_argues_against_its_own_decision_is_found(rationale, verb, decision, flagged):
-    from courtroom_chat.procedures.decision.rules import rationale_against
+    from courtroom_chat.procedures.decision.rules import argues_against
 
-    assert bool(rationale_against(rationale, verb, decision)) is flagged
+    assert bool(argues_against(rationale, verb, decision)) is flagged
 
 
 async def test_the_judge_is_asked_again_when_its_rationale_argues_against_the_decision():
@@ -602,3 +607,30 @@ async def test_the_judge_is_asked_again_when_its_rationale_argues_against_the_de
     judge = [r for r in backend.calls if r.role == "judge"]
     assert len(judge) == 2 and "argues against the decision" in judge[1].messages()[-1]["content"]
     assert record.verdict.decision == "not_guilty" and record.verdict.rationale.startswith("The 5.0 build passed")
+
+
+async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_again():
+    """On the 1.5B (2026-11-28) five of five jurors wrote "the committee should reject the proposal"
+    and answered "no" to "Should the committee reject the proposal …?"."""
+    from courtroom_chat.case import new_case, pasted_document
+
+    notes = pasted_document("The Harbor Park lease costs 60% more per year than the current one.\n"
+                            "82% of staff are against the move.\n")
+    question = "Should the committee reject the proposal to move the office to Harbor Park?"
+    against = {"reasoning": "The lease costs 60% more and 82% of staff are against it. The committee should reject "
+               "the proposal.", "decision": "no", "confidence": 0.8}
+    fixed = {**against, "decision": "yes"}
+    backend = ScriptedBackend(script={"juror-1": [against, fixed], "juror-2": [against, against],
+                                      **{f"juror-{n}": [fixed] for n in range(3, 6)}})
+    record = await Trial(new_case(question, [notes]), SETTINGS, store=None, seed=1, backends={"scripted": backend}).run()
+    asked = {n: [r for r in backend.calls if r.agent == f"juror-{n}"] for n in range(1, 6)}
+    assert [len(asked[n]) for n in range(1, 6)] == [2, 2, 1, 1, 1]
+    repair = asked[1][1].messages()[-1]["content"]
+    assert 'your reasoning says "The committee should reject the proposal."' in repair and 'answered "no"' in repair
+    assert [j.vote for j in record.jury.jurors] == ["guilty", "not_guilty", "guilty", "guilty", "guilty"]
+    assert any("juror-2" in w.agent and "your reasoning says" in w.message for w in record.warnings)  # kept: warned
+    # off: the answers stand as given, unasked
+    backend = ScriptedBackend(script={f"juror-{n}": [against] for n in range(1, 6)})
+    record = await Trial(new_case(question, [notes]), SETTINGS.with_params("decision", {"juror_consistency": False}),
+                         store=None, seed=1, backends={"scripted": backend}).run()
+    assert len([r for r in backend.calls if r.role == "juror"]) == 5 and record.jury.not_guilty_count == 5

@@ -20,7 +20,7 @@ from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
-from ...motion import motion_problems, parse
+from ...motion import action_verb, motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from .. import deliberation
@@ -47,6 +47,7 @@ from .demo import demo_reply
 from .parameters import PERSONAS, Parameters
 from .records import Defense, Exhibit, ExhibitChallenge, Juror, Jury, Prosecution, Verdict
 from .rules import (
+    argues_against,
     defense_problems,
     in_order,
     judge_problems,
@@ -402,11 +403,21 @@ class DecisionCourt(Briefs, Procedure):
             return {**schema, "properties": {**schema["properties"], "vote": {
                 "type": "string", "enum": [phrases[label] for label in order]}}}
 
+        # The action the juror's own question asks for ("reject" of "Should the committee reject …?"),
+        # for the check that its answer goes where its reasoning went.
+        verb = action_verb(direct.question if direct else court.case.question) if p.juror_consistency else ""
+
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, min_words, phrases)
-            if reply.label(phrases, spoken) not in allowed:  # the vote as asked, or in the motion's words
+            label = reply.label(phrases, spoken)
+            if label not in allowed:  # the vote as asked, or in the motion's words
                 choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
+            elif said := argues_against(reply.reasoning, verb, label):
+                answered = PLAIN_ANSWER[label] if plainly(p) else phrases[label]
+                problems.append(Problem("juror_contradiction", (
+                    f'your reasoning says "{present.shorten(said, 100)}", yet you answered "{answered}": answer as '
+                    "your reasoning on the evidence concludes")))
             return problems
 
         async def sit(agent: Agent, juror: Juror) -> None:

@@ -145,26 +145,34 @@ def _verb_forms(verb: str) -> str:
     return rf"(?:{re.escape(verb)}(?:s|d|ed)?|{re.escape(stem)}{re.escape(verb[-1])}?ing)"
 
 
-def rationale_against(rationale: str, verb: str, decision: str) -> str:
-    """The first sentence of a ruling's rationale that argues, in the court's own voice, against
-    its decision ("The evidence strongly supports delaying the release." under "do not act" on
-    "Should we delay the release?"; ``verb`` is the motion's, ``motion.action_verb``), or "".
-    Sentences that report a side or the jury ("The prosecution argues …") are left alone. Seen
-    on the 1.5B in 2 of 79 rulings (2026-11-28)."""
+def argues_against(text: str, verb: str, decision: str) -> str:
+    """The first sentence of ``text`` that argues, in the writer's own voice, against
+    ``decision`` ("act" / "do not act" on the motion whose action is ``verb``,
+    ``motion.action_verb``), or "": "The evidence strongly supports delaying the release." or
+    "The committee should reject the proposal …" under "do not act" on a motion to delay or to
+    reject. Sentences that report a side or the jury ("The prosecution argues …") are left alone,
+    and so is a clause that doubts or negates ("it is not clear that we should roll out …",
+    "whether postponing is justified"). Seen on the 1.5B (2026-11-28): 2 of 79 judges' rationales;
+    8 of 205 jurors' answers, 6 of them votes against the evidence (five jurors wrote "the
+    committee should reject the proposal" and answered no to "Should the committee reject …?")."""
     if decision not in ("act", "do not act") or not verb:
         return ""
     forms = _verb_forms(verb)
-    for sentence in re.split(r"(?<=[.!?])\s+", rationale.strip()):
+
+    def hedged(before: str) -> bool:  # the clause before the verb doubts or negates it
+        clause = re.split(r"[,;:]", before)[-1]
+        return bool(re.search(r"\b(?:not|n't|no|never|nor|whether|if|unclear|uncertain|difficult|hard)\b", clause))
+
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
         if _SAID_BY.search(sentence):
             continue
         low = sentence.lower()
         against = re.search(rf"\b{_AGAINST}{forms}\b", low)
-        for_ = [m for m in re.finditer(rf"\b(?:{_FOR}){forms}\b", low)
-                if not re.search(r"\b(?:not|n't|no|never|nor)\s+(?:\w+\s+){0,2}$", low[:m.start()])]
+        for_ = [m for m in re.finditer(rf"\b(?:{_FOR}){forms}\b", low) if not hedged(low[:m.start()])]
         needed = re.search(rf"\b{forms}\b[^.;]{{0,80}}\b(?:is|are|would be)\s+(not\s+)?{_NEEDED}", low)
         if needed and needed.group(1):  # "… is not necessary"
             against = against or needed
-        elif needed:
+        elif needed and not hedged(low[:needed.start()]):
             for_.append(needed)
         if (decision == "do not act" and for_ and not against) or (decision == "act" and against and not for_):
             return sentence
@@ -182,7 +190,7 @@ def ruling_problems(reply: JudgeReply, question: str, exhibits: list[Exhibit]) -
         problems.append(Problem("judge_rationale_facts", (
             "the rationale names no fact of the evidence; restate, in the evidence's own words, the facts that "
             "decide it (the verified exhibits quote them), not either side's predictions")))
-    against = rationale_against(reply.rationale, action_verb(question), reply.decision)
+    against = argues_against(reply.rationale, action_verb(question), reply.decision)
     if against:
         problems.append(Problem("judge_rationale_stance", (
             f'the rationale argues against the decision "{reply.decision}" ("{shorten(against, 90)}"); state the '
@@ -207,4 +215,4 @@ def judge_problems(reply: JudgeReply, jury: Jury, ruling: list[Problem] | None =
     return problems + unfinished_problems({"reasoning": reply.reasoning, "rationale": reply.rationale}, shorten=True)
 
 
-__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems", "rationale_against", "ruling_problems"]
+__all__: list[Any] = ["defense_problems", "judge_problems", "juror_problems", "prosecutor_problems", "argues_against", "ruling_problems"]
