@@ -301,7 +301,7 @@ def test_the_ruling_as_first_asked_keeps_the_decision_courts_stored_eval_ids(fix
     dataset = resolve(str(fixtures / "adrs.json"))
     settings = Settings().with_backend("local:qwen2.5-coder-1.5b")
     added = runner.PARAMETERS_ADDED["decision"]  # every decision parameter added since those were stored
-    before = settings.with_params("decision", {"ruling_facts": False, "juror_consistency": False})
+    before = settings.with_params("decision", {"ruling_facts": False, "juror_consistency": "off"})
     with monkeypatch.context() as m:
         m.setattr(runner, "PARAMETERS_ADDED", {})
         stored = settings.model_copy(update={"procedures": {

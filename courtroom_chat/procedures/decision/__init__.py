@@ -405,7 +405,7 @@ class DecisionCourt(Briefs, Procedure):
 
         # The action the juror's own question asks for ("reject" of "Should the committee reject …?"),
         # for the check that its answer goes where its reasoning went.
-        verb = action_verb(direct.question if direct else court.case.question) if p.juror_consistency else ""
+        verb = action_verb(direct.question if direct else court.case.question) if p.juror_consistency != "off" else ""
 
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, min_words, phrases)
@@ -437,17 +437,27 @@ class DecisionCourt(Briefs, Procedure):
             except (BackendError, RoleOutputError) as exc:
                 juror.status, juror.error = "failed", str(exc)
             else:
-                court.settle(agent, answer, skip={"juror_vote"})
+                other, own = {"act": "do not act", "do not act": "act"}, label  # own: as it answered
+                said = argues_against(answer.value.reasoning, verb, label) if p.juror_consistency == "reasoning" else ""
+                court.settle(agent, answer, skip={"juror_vote", "juror_contradiction"} if said else {"juror_vote"})
+                if said:  # asked again, it still answered against its own reasoning: its reasoning counts
+                    answered = PLAIN_ANSWER[label] if plainly(p) else phrases[label]
+                    juror.against_reasoning = f'answered "{answered}", yet its reasoning says "{present.shorten(said, 100)}"'
+                    label = other[label]
+                    court.warn(agent.name, "juror_contradiction", (
+                        f"juror {juror.number} {juror.against_reasoning}, also when asked again; its vote counts as its "
+                        f"reasoning concludes: {label}"))
                 if direct:  # a Yes to the direct question is a No to the one asked
-                    juror.answered = PLAIN_ANSWER.get(label, "")
-                    label = {"act": "do not act", "do not act": "act"}.get(label, label)
+                    juror.answered = PLAIN_ANSWER.get(own, "")
+                    label = other.get(label, label)
                 juror.vote = VOTE_WORDS[label]  # type: ignore[assignment]
                 juror.reasoning = finished(answer.value.text())  # jurors hardly repeat (3 runs in 20 trials)
                 juror.status = "voted"
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
                              line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'}"
-                                  + (f"; answered {juror.answered} to the direct question)" if juror.asked else ")"),
+                                  + (f"; answered {juror.answered} to the direct question" if juror.asked else "")
+                                  + ("; answered against its own reasoning, which counts)" if juror.against_reasoning else ")"),
                              repaired=answer.repaired)
             tally()
 

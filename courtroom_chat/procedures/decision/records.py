@@ -77,6 +77,7 @@ class Juror(BaseModel):
     reasoning: str = ""
     asked: str = ""  # the question this juror answered, when not the one asked (``ask_direct``)
     answered: str = ""  # its own answer to ``asked`` ("yes" / "no"), which counts the other way
+    against_reasoning: str = ""  # its answer went against its own reasoning, also when asked again (counted by the reasoning)
     status: Literal["pending", "voted", "failed"] = "pending"
     error: str = ""
 
