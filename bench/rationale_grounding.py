@@ -18,7 +18,6 @@ comparing the same cases before and after a change, not for judging one rational
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -26,8 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from stored import arguments, court_trials  # noqa: E402
+
 from courtroom_chat.procedures.deliberation import key_terms  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
 
 FACTS = json.loads((ROOT / "bench" / "evidence_following" / "facts.json").read_text())
 # The court's own words and the verdict's framing, which no evidence holds.
@@ -53,20 +53,13 @@ def unsupported(rationale: str, sources: str) -> tuple[float, list[str]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", nargs="+", type=Path)
-    parser.add_argument("--runs-dir", action="append", required=True)
-    args = parser.parse_args()
-    stores = [RunStore(Path(d)) for d in args.runs_dir]
-    rows = [json.loads(line) for path in args.results for line in path.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if r.get("method") == "court" and r.get("run_id") and r.get("framing") != "mirror"]
+    paths, stores = arguments(__doc__)
     print("| item | verdict right | names a deciding fact | words not in the evidence | examples |")
     print("|---|---|---|---|---|")
     named = total = 0
     shares: list[float] = []
-    for row in rows:
-        record = next((found for s in stores if (found := s.find(row["run_id"])) is not None), None)
-        if record is None or record.verdict is None:
+    for row, record in (trial for path in paths for trial in court_trials(path, stores)):
+        if record.verdict is None:
             continue
         rationale = record.verdict.rationale or ""
         sources = " ".join([record.case.question, *(d.text for d in record.case.context)])

@@ -271,6 +271,9 @@ class Court:
         outcome.warnings = [w.message for w in self.record.warnings]
         if self.record.flags:
             outcome.data["flags"] = len(self.record.flags)
+        contradicted = sorted({w.agent for w in self.record.warnings if w.rule == "juror_contradiction"})
+        if contradicted:  # voters whose answer went against their own reasoning, also when asked again
+            outcome.data["against_reasoning"] = len(contradicted)
         record = measured.for_trial(self.record.procedure, self.record.models)
         if record is not None:
             outcome.data["measured"] = record

@@ -112,6 +112,10 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     order = data.get("order")
     if order:
         lines.append(order_line(order))
+    against = int(data.get("against_reasoning") or 0)
+    if against:
+        lines.append(f"Self-contradiction: {against} voter{'s' if against != 1 else ''} answered against "
+                     f"{'their' if against != 1 else 'its'} own reasoning, also when asked again (see the warnings)")
     known = data.get("measured")
     if known:
         lines.append(f"Measured on this model: {measured.summary(known)} (`{known['results']}`)")
@@ -131,6 +135,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("the votes followed the order the labels were listed in, not the case")
     if known and measured.weakness(known):
         weak.append(measured.weakness(known))
+    if against:
+        weak.append(f"{against} voter{'s' if against != 1 else ''} answered against {'their' if against != 1 else 'its'}"
+                    " own reasoning")
     if held:
         weak.append("a question whose Yes means not going ahead, which this court on this model answers less reliably")
     if len(weak) >= 2:

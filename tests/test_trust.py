@@ -627,7 +627,18 @@ async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_agai
     assert [len(asked[n]) for n in range(1, 6)] == [2, 2, 1, 1, 1]
     repair = asked[1][1].messages()[-1]["content"]
     assert 'your reasoning says "The committee should reject the proposal."' in repair and 'answered "no"' in repair
-    # juror 2 kept its answer against its reasoning: by default its reasoning counts, and the run says so
+    # juror 2 kept its answer against its reasoning: by default its answer counts, warned, and How sure says so
+    assert [j.vote for j in record.jury.jurors] == ["guilty", "not_guilty", "guilty", "guilty", "guilty"]
+    assert any(w.agent == "juror-2" and "your reasoning says" in w.message for w in record.warnings)
+    assert record.outcome.data["against_reasoning"] == 1
+    lines = how_sure(record.outcome.model_dump())
+    assert any(line.startswith("Self-contradiction: 1 voter answered against its own reasoning") for line in lines)
+    assert "1 voter answered against its own reasoning" in lines[-1]
+    # "reasoning": its reasoning counts, and the run says so
+    backend = ScriptedBackend(script={"juror-1": [against, fixed], "juror-2": [against, against],
+                                      **{f"juror-{n}": [fixed] for n in range(3, 6)}})
+    record = await Trial(new_case(question, [notes]), SETTINGS.with_params("decision", {"juror_consistency": "reasoning"}),
+                         store=None, seed=1, backends={"scripted": backend}).run()
     assert [j.vote for j in record.jury.jurors] == ["guilty"] * 5
     assert record.jury.jurors[1].against_reasoning.startswith('answered "no", yet its reasoning says "The committee')
     assert any(w.agent == "juror-2" and "its vote counts as its reasoning concludes: act" in w.message
@@ -636,13 +647,6 @@ async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_agai
 
     card = present.juror_markdown(record.jury.jurors[1].model_dump(mode="json"))
     assert "counted as its reasoning concludes" in card and "**Vote: act**" in card
-    # "answer": its answer counts, and the contradiction is warned about
-    backend = ScriptedBackend(script={"juror-1": [against, fixed], "juror-2": [against, against],
-                                      **{f"juror-{n}": [fixed] for n in range(3, 6)}})
-    record = await Trial(new_case(question, [notes]), SETTINGS.with_params("decision", {"juror_consistency": "answer"}),
-                         store=None, seed=1, backends={"scripted": backend}).run()
-    assert [j.vote for j in record.jury.jurors] == ["guilty", "not_guilty", "guilty", "guilty", "guilty"]
-    assert any(w.agent == "juror-2" and "your reasoning says" in w.message for w in record.warnings)
     # off: the answers stand as given, unasked
     backend = ScriptedBackend(script={f"juror-{n}": [against] for n in range(1, 6)})
     record = await Trial(new_case(question, [notes]), SETTINGS.with_params("decision", {"juror_consistency": "off"}),

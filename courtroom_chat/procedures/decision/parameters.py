@@ -76,12 +76,12 @@ class Parameters(BaseModel):
                                                  "and repaired once (a 1.5B judge wrote rationales of the sides' "
                                                  "invented harms and actions such as \"confidence: 0.8\"); false: "
                                                  "the ruling as asked before 2026-11-28, unchecked")
-    juror_consistency: Literal["reasoning", "answer", "off"] = Field(
-        "reasoning", description="A juror whose reasoning argues, in its own voice, for one answer (\"the committee "
+    juror_consistency: Literal["answer", "reasoning", "off"] = Field(
+        "answer", description="A juror whose reasoning argues, in its own voice, for one answer (\"the committee "
         "should reject the proposal\") while it answers the other is asked again once with the reason. If it still "
-        "does, reasoning: its vote counts as its reasoning concludes, and a warning says so; answer: its answer "
-        "counts, warned; off: no such check. On the 1.5B (2026-11-28) five of five jurors wrote \"the committee "
-        "should reject the proposal\", answered no, and answered no again when asked")
+        "does, answer: its answer counts, warned, and the How sure block names it; reasoning: its vote counts as its "
+        "reasoning concludes (on the 1.5B it fixed one clear case and broke another, 2026-11-28); off: no such check. "
+        "Asked again, none of six 1.5B jurors changed its answer")
     ask_direct: bool = Field(False, description="A plain juror asked a question whose Yes means not going ahead "
                                                 "(\"Should we cancel the contract?\") answers it asked the direct way "
                                                 "(\"Should we keep the contract?\") and its answer counts the other "
