@@ -407,6 +407,9 @@ class DecisionCourt(Briefs, Procedure):
         # for the check that its answer goes where its reasoning went.
         verb = action_verb(direct.question if direct else court.case.question) if p.juror_consistency != "off" else ""
 
+        def answered(label: str) -> str:  # a vote in the words the juror gave it
+            return PLAIN_ANSWER[label] if plainly(p) else phrases[label]
+
         def check(reply: JurorReply) -> list[Any]:
             problems = juror_problems(reply, min_words, phrases)
             label = reply.label(phrases, spoken)
@@ -414,9 +417,8 @@ class DecisionCourt(Briefs, Procedure):
                 choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
                 problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
             elif said := argues_against(reply.reasoning, verb, label):
-                answered = PLAIN_ANSWER[label] if plainly(p) else phrases[label]
                 problems.append(Problem("juror_contradiction", (
-                    f'your reasoning says "{present.shorten(said, 100)}", yet you answered "{answered}": answer as '
+                    f'your reasoning says "{present.shorten(said, 100)}", yet you answered "{answered(label)}": answer as '
                     "your reasoning on the evidence concludes")))
             return problems
 
@@ -441,8 +443,7 @@ class DecisionCourt(Briefs, Procedure):
                 said = argues_against(answer.value.reasoning, verb, label) if p.juror_consistency == "reasoning" else ""
                 court.settle(agent, answer, skip={"juror_vote", "juror_contradiction"} if said else {"juror_vote"})
                 if said:  # asked again, it still answered against its own reasoning: its reasoning counts
-                    answered = PLAIN_ANSWER[label] if plainly(p) else phrases[label]
-                    juror.against_reasoning = f'answered "{answered}", yet its reasoning says "{present.shorten(said, 100)}"'
+                    juror.against_reasoning = f'answered "{answered(label)}", yet its reasoning says "{present.shorten(said, 100)}"'
                     label = other[label]
                     court.warn(agent.name, "juror_contradiction", (
                         f"juror {juror.number} {juror.against_reasoning}, also when asked again; its vote counts as its "
