@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ...evidence import Location, NearestMiss
 
@@ -80,6 +80,13 @@ class Juror(BaseModel):
     against_reasoning: str = ""  # its answer went against its own reasoning, also when asked again (counted by the reasoning)
     status: Literal["pending", "voted", "failed"] = "pending"
     error: str = ""
+
+    @model_serializer(mode="wrap")
+    def _without_unused(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The fields added on 2026-11-28 only where they say something, so a juror of an earlier
+        record is written out as it was."""
+        data = handler(self)
+        return {k: v for k, v in data.items() if v or k not in ("asked", "answered", "against_reasoning")}
 
 
 class Jury(BaseModel):
