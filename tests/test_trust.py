@@ -620,9 +620,15 @@ async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_agai
     against = {"reasoning": "The lease costs 60% more and 82% of staff are against it. The committee should reject "
                "the proposal.", "decision": "no", "confidence": 0.8}
     fixed = {**against, "decision": "yes"}
-    backend = ScriptedBackend(script={"juror-1": [against, fixed], "juror-2": [against, against],
-                                      **{f"juror-{n}": [fixed] for n in range(3, 6)}})
-    record = await Trial(new_case(question, [notes]), SETTINGS, store=None, seed=1, backends={"scripted": backend}).run()
+
+    async def tried(settings, script=None):  # juror 1 mends its answer when asked again, juror 2 does not
+        backend = ScriptedBackend(script=script or {"juror-1": [against, fixed], "juror-2": [against, against],
+                                                    **{f"juror-{n}": [fixed] for n in range(3, 6)}})
+        record = await Trial(new_case(question, [notes]), settings, store=None, seed=1,
+                             backends={"scripted": backend}).run()
+        return record, backend
+
+    record, backend = await tried(SETTINGS)
     asked = {n: [r for r in backend.calls if r.agent == f"juror-{n}"] for n in range(1, 6)}
     assert [len(asked[n]) for n in range(1, 6)] == [2, 2, 1, 1, 1]
     repair = asked[1][1].messages()[-1]["content"]
@@ -635,10 +641,7 @@ async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_agai
     assert any(line.startswith("Self-contradiction: 1 voter answered against its own reasoning") for line in lines)
     assert "1 voter answered against its own reasoning" in lines[-1]
     # "reasoning": its reasoning counts, and the run says so
-    backend = ScriptedBackend(script={"juror-1": [against, fixed], "juror-2": [against, against],
-                                      **{f"juror-{n}": [fixed] for n in range(3, 6)}})
-    record = await Trial(new_case(question, [notes]), SETTINGS.with_params("decision", {"juror_consistency": "reasoning"}),
-                         store=None, seed=1, backends={"scripted": backend}).run()
+    record, _ = await tried(SETTINGS.with_params("decision", {"juror_consistency": "reasoning"}))
     assert [j.vote for j in record.jury.jurors] == ["guilty"] * 5
     assert record.jury.jurors[1].against_reasoning.startswith('answered "no", yet its reasoning says "The committee')
     assert any(w.agent == "juror-2" and "its vote counts as its reasoning concludes: act" in w.message
@@ -648,7 +651,6 @@ async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_agai
     card = present.juror_markdown(record.jury.jurors[1].model_dump(mode="json"))
     assert "counted as its reasoning concludes" in card and "**Vote: act**" in card
     # off: the answers stand as given, unasked
-    backend = ScriptedBackend(script={f"juror-{n}": [against] for n in range(1, 6)})
-    record = await Trial(new_case(question, [notes]), SETTINGS.with_params("decision", {"juror_consistency": "off"}),
-                         store=None, seed=1, backends={"scripted": backend}).run()
+    record, backend = await tried(SETTINGS.with_params("decision", {"juror_consistency": "off"}),
+                                  {f"juror-{n}": [against] for n in range(1, 6)})
     assert len([r for r in backend.calls if r.role == "juror"]) == 5 and record.jury.not_guilty_count == 5
