@@ -330,6 +330,51 @@ def _user_subject(words: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+_TEAM = {"our team", "my team", "the team"}
+
+
+def _spoken(subject: str) -> tuple[str, bool]:
+    """How an answer names the asker's subject, and whether it takes a third-person verb: "we" and
+    "I" are "you"; a team is the team ("Did the team finish the migration?" answered "you did
+    finish …" before), "our team" is "your team"."""
+    if subject.lower() in _TEAM:
+        return _lower_first(_swap(subject)), True
+    return "you", False
+
+
+_PAST = {"go": "went", "do": "did", "make": "made", "take": "took", "get": "got", "give": "gave", "see": "saw",
+         "write": "wrote", "run": "ran", "meet": "met", "send": "sent", "pay": "paid", "buy": "bought",
+         "bring": "brought", "think": "thought", "find": "found", "keep": "kept", "leave": "left",
+         "hold": "held", "tell": "told", "say": "said", "know": "knew", "break": "broke", "choose": "chose",
+         "begin": "began", "build": "built", "spend": "spent", "win": "won", "lose": "lost", "sell": "sold",
+         "have": "had", "become": "became", "come": "came", "fall": "fell", "feel": "felt", "grow": "grew",
+         "hear": "heard", "lead": "led", "mean": "meant", "read": "read", "set": "set", "put": "put",
+         "cut": "cut", "hit": "hit", "let": "let", "ship": "shipped", "stop": "stopped", "plan": "planned",
+         "drop": "dropped", "submit": "submitted", "commit": "committed", "admit": "admitted", "fit": "fit",
+         "understand": "understood", "teach": "taught", "catch": "caught", "fight": "fought", "rise": "rose",
+         "drive": "drove", "speak": "spoke", "steal": "stole", "forget": "forgot", "show": "showed",
+         "open": "opened", "visit": "visited", "offer": "offered", "happen": "happened", "deliver": "delivered"}
+
+
+def _past(verb: str) -> str | None:
+    """The simple past of a verb, or None where a rule could get it wrong ("Did the board approve
+    …?" is answered "the board approved …", not "the board did approve …"). Irregular verbs and
+    those whose last consonant doubles are listed; any other verb ending consonant-vowel-consonant
+    is left to "did" ("prefer", "refer" double; "limit" does not)."""
+    v = verb.lower()
+    if not v.isalpha() or verb != v:
+        return None
+    if v in _PAST:
+        return _PAST[v]
+    if v.endswith("e"):
+        return v + "d"
+    if re.search(r"[^aeiou]y$", v):
+        return v[:-1] + "ied"
+    if re.search(r"[^aeiou][aeiou][^aeiouwxy]$", v):
+        return None
+    return v + "ed"
+
+
 def _modal(q: str, words: list[str], aux: str) -> Motion | None:
     """Should/Can/Could/May <subject> <verb> …"""
     user = _user_subject(words)
@@ -350,7 +395,7 @@ def _modal(q: str, words: list[str], aux: str) -> Motion | None:
                       f"{words[0]} {subject} {' '.join(mirror) if mirror else 'not ' + body}?")
     if user:
         subject, rest = user
-        said, body = "you", " ".join(rest)
+        said, body = _spoken(subject)[0], " ".join(rest)
     else:
         split = _split_subject(words[1:], _VERBS)
         if split is None:
@@ -379,7 +424,7 @@ def _would(q: str, words: list[str]) -> Motion | None:
     gerund = words[1].lower().endswith("ing") and "be" in (w.lower() for w in words[2:8])
     if user:
         subject, rest = user
-        said = "you"
+        said = _spoken(subject)[0]
     elif gerund:  # "Would accepting the Brightwave offer be …": the subject runs to "be", whatever verbs it holds
         at = next(i for i, w in enumerate(words) if i > 1 and w.lower() == "be")
         subject, rest = " ".join(words[1:at]), words[at:]
@@ -404,7 +449,8 @@ def _do(q: str, words: list[str]) -> Motion | None:
     user = _user_subject(words)
     if user:
         subject, rest = user
-        said, third = "you", False
+        said, third = _spoken(subject)
+        third = third and aux == "does"
     else:
         split = _split_subject(words[1:], _VERBS)
         if split is None:
@@ -414,7 +460,8 @@ def _do(q: str, words: list[str]) -> Motion | None:
     verb, body = rest[0], " ".join(rest[1:])
     tail = f" {_swap(body)}" if body else ""
     if aux == "did":
-        yes = f"{said} did {verb}{tail}"
+        past = _past(verb)
+        yes = f"{said} {past}{tail}" if past else f"{said} did {verb}{tail}"
     else:
         yes = f"{said} {_third_person(verb.lower()) if third else verb}{tail}"
     no = f"{said} {_AUX_NOT['does' if third else 'do' if aux != 'did' else 'did']} {verb}{tail}"  # you do not; it does not
@@ -481,7 +528,8 @@ def _have(q: str, words: list[str]) -> Motion | None:
     user = _user_subject(words)
     if user:
         subject, rest = user
-        said, verb = "you", "have"
+        said, third = _spoken(subject)
+        verb = "has" if third and aux in ("has", "have") else "have"
     else:
         split = [(" ".join(words[1:j]), words[j:]) for j in range(2, min(len(words), 7))
                  if words[j].islower() and words[j].endswith(("ed", "en", "wn", "ne", "ught", "ound", "ilt", "ent"))]

@@ -124,8 +124,23 @@ SHAPES = [
      "Is the PR ready to merge?"),
     ("Is the PR still not ready to merge?", "Yes: the PR is not ready to merge", "No: the PR is ready to merge",
      "Is the PR ready to merge?"),  # the mirror the rules write for "Is the PR ready to merge?"
-    ("Did Asha not take the bicycle?", "Yes: Asha did not take the bicycle", "No: Asha did take the bicycle",
+    ("Did Asha not take the bicycle?", "Yes: Asha did not take the bicycle", "No: Asha took the bicycle",
      "Did Asha take the bicycle?"),
+    # a past question is answered in the past, and a team named as the subject is not "you"
+    ("Did the board approve the budget?", "Yes: the board approved the budget",
+     "No: the board did not approve the budget", "Did the board not approve the budget?"),
+    ("Did the team finish the migration?", "Yes: the team finished the migration",
+     "No: the team did not finish the migration", "Did the team not finish the migration?"),
+    ("Did we submit the form?", "Yes: you submitted the form", "No: you did not submit the form",
+     "Did we not submit the form?"),
+    ("Did the vendor limit the refund?", "Yes: the vendor did limit the refund",
+     "No: the vendor did not limit the refund", "Did the vendor not limit the refund?"),  # "limit" does not double
+    ("Does the team need a second on-call engineer?", "Yes: the team needs a second on-call engineer",
+     "No: the team does not need a second on-call engineer", "Can the team do without a second on-call engineer?"),
+    ("Will our team hit the deadline?", "Yes: your team will hit the deadline", "No: your team will not hit the deadline",
+     "Will our team fail to hit the deadline?"),
+    ("Has the team finished the audit?", "Yes: the team has finished the audit",
+     "No: the team has not finished the audit", "Has the team not finished the audit?"),
     ("Do we not need a new hire?", "Yes: you do not need a new hire", "No: you need a new hire", "Do we need a new hire?"),
     # a predicate the word list does not name: an adjective before "enough", a participle, an -ly adverb
     ("Is the dataset clean enough for training?", "Yes: the dataset is clean enough for training",
