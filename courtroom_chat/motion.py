@@ -72,6 +72,7 @@ schedule sell send sentence settle ship shut sign skip spend split sponsor start
 suspend switch take terminate test tell trust try turn unblock unfreeze update upgrade use violate wait waive
 warrant withdraw work write
 affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
+lead manage win learn mentor regress identify expect know want resolve breach serve see own beat
 """.split())
 
 # Words that open the predicate of "Is <subject> <predicate>?".
@@ -161,15 +162,20 @@ _UN = {"unsafe", "unwise", "unlikely", "unclear", "unnecessary", "unacceptable",
        "unprofessional", "unethical", "unlawful", "unjustified", "unrealistic", "unsuitable", "unhelpful"}
 _PRONOUNS = {"it", "he", "she", "they"}
 _LINKS = {"for", "of", "to", "with", "by", "from", "about", "into", "between", "than", "and", "or"}
+_ATTRIBUTIVE = {"new", "old", "current", "latest", "next", "last", "first", "second", "main", "final", "same",
+                "other", "whole", "entire", "proposed", "existing", "planned", "big", "small", "early", "late"}
 
 
 def _no_subject(subject: list[str]) -> bool:
     """Words that cannot be the whole subject: determiners alone ("the" of "Is the updated plan
     ready?"), a possessive waiting for its noun ("the team's" of "Is the team's proposed budget
-    approved?") or a preposition waiting for its object ("the need for" of "Is the need for a
-    rewrite justified?"), so the split goes on to the next word that could open the rest."""
+    approved?"), a preposition waiting for its object ("the need for" of "Is the need for a
+    rewrite justified?") or an adjective waiting for its noun ("the new" of "Does the new build
+    regress startup time?", read "the new does not build …"), so the split goes on to the next
+    word that could open the rest."""
     return (all(w.lower() in _DETERMINERS for w in subject) or bool(re.search(r"['’]s$", subject[-1]))
-            or subject[-1].lower() in _LINKS)
+            or subject[-1].lower() in _LINKS or subject[-1] in _DETERMINERS
+            or (len(subject) > 1 and subject[-1].lower() in _ATTRIBUTIVE))
 
 
 def _split_subject(words: list[str], stops: set[str],

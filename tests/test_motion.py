@@ -139,6 +139,13 @@ SHAPES = [
      "No: the team does not need a second on-call engineer", "Can the team do without a second on-call engineer?"),
     ("Will our team hit the deadline?", "Yes: your team will hit the deadline", "No: your team will not hit the deadline",
      "Will our team fail to hit the deadline?"),
+    # an adjective does not end a subject ("the new does not build regress …" before)
+    ("Does the new build regress startup time?", "Yes: the new build regresses startup time",
+     "No: the new build does not regress startup time", "Does the new build not regress startup time?"),
+    ("Should the new hire lead the project?", "Yes: the new hire should lead the project",
+     "No: the new hire should not lead the project", "Should the new hire not lead the project?"),
+    ("Did the audit identify gaps?", "Yes: the audit identified gaps", "No: the audit did not identify gaps",
+     "Did the audit not identify gaps?"),
     ("Has the team finished the audit?", "Yes: the team has finished the audit",
      "No: the team has not finished the audit", "Has the team not finished the audit?"),
     ("Do we not need a new hire?", "Yes: you do not need a new hire", "No: you need a new hire", "Do we need a new hire?"),
