@@ -616,6 +616,103 @@ def asked(question: str) -> tuple[str, str]:
     return " ".join(part for part in (before, after) if part), asking
 
 
+@dataclass(frozen=True)
+class Choice:
+    """A question offering two options, tried as one yes/no question: "Design A or B?" is asked
+    "Should we choose Design A rather than Design B?" (a Yes is the first option, a No the
+    second); ``swapped`` asks the same with the options the other way round."""
+    question: str  # as the person asked it
+    first: str
+    second: str
+    asked: str
+    swapped: str
+
+
+_OPTION_OPENERS = _DETERMINERS | _SHARED_OBJECT | {"to"}
+
+
+def _options(left: list[str], right: list[str], start: int) -> tuple[int, str, str] | None:
+    """Where the first of two options begins in ``left`` (the words before "or" / "rather than",
+    at ``start`` or later), and the two options, given ``right`` (the words after): the second
+    opens like the first ("the internship or the full-time role", "migrate now or wait until Q3"),
+    is a label sharing the first's head ("Design A or B": "Design B"), or is as many words long
+    ("Postgres or MySQL"). None when the options cannot be told apart safely, or there are more
+    than two ("React, Vue or Svelte")."""
+    if not right or len(left) <= start:
+        return None
+    r0 = right[0].lower()
+    second = right
+    if r0 in _OPTION_OPENERS:
+        at = next((i for i in range(len(left) - 1, start - 1, -1) if left[i].lower() == r0), None)
+    elif r0 in _VERBS and right[0].islower():
+        at = next((i for i in range(start, len(left)) if left[i].lower() in _VERBS and left[i].islower()), None)
+    elif (len(right) == 1 and len(left) - start >= 2 and len(right[0]) <= 3 and len(left[-1]) <= 3
+          and not right[0].islower() and not left[-1].islower()):
+        at, second = max(start, len(left) - 2), [*left[max(start, len(left) - 2):-1], right[0]]  # "Design A or B"
+    else:  # as many words, opening alike: "Postgres or MySQL", not "the offer" for "Priya Raman"
+        at = len(left) - len(right) if len(left) - len(right) >= start else None
+        if at is not None and left[at][:1].isupper() != right[0][:1].isupper() and at > 0:
+            return None
+    if at is None:
+        return None
+    first = " ".join(left[at:])
+    if "," in first or "," in " ".join(second) or (at and left[at - 1].endswith(",")) or not first.strip():
+        return None
+    return at, first, " ".join(second)
+
+
+def choice(question: str) -> Choice | None:
+    """The yes/no question that tries a choice between two options ("Should we use Postgres or
+    MySQL?" → "Should we use Postgres rather than MySQL?"; "Design A or B?" → "Should we choose
+    Design A rather than Design B?"), or None (not a choice of two options the rules can split:
+    "Is Plan A or Plan B cheaper?" is refused as before). The asking sentence is rewritten; the
+    context around it stays."""
+    if is_chinese(question):
+        return None
+    before, asking, after = _parts(question)
+    q = _clean(asking)
+    if not _choice(q) or len(re.findall(r"(?i)\bor\b", _unquoted(q))) != 1:
+        return None
+    left, right = (part.strip(" ,").split(" ") for part in re.split(r"(?i)\s+or\s+", q, maxsplit=1))
+    asking_word = left[0].lower() in _QUESTION_WORDS
+    found = _options(left, right, 2 if asking_word else 0)
+    if found is None:
+        return None
+    at, first, second = found
+    head = " ".join(left[:at]) if asking_word else "Should we choose"
+    if not asking_word and at:
+        return None  # "Option A or B" only when the options are the whole question
+    if not asking_word and second[:1].islower() and (first[1:] == first[1:].lower()
+                                                     or first.split(" ")[0].lower() == second.split(" ")[0]):
+        first = first[:1].lower() + first[1:]  # "Tabs or spaces?", "Vendor X or vendor Y?": "choose tabs …"
+    if first.lower() == second.lower():
+        return None
+    asked = f"{head} {first} rather than {second}?"
+    if _rather(_clean(asked)) is None:
+        return None
+    swapped = f"{head} {second} rather than {first}?"
+    whole = lambda text: " ".join(part for part in (before, text, after) if part)  # noqa: E731
+    return Choice(question.strip(), first, second, whole(asked), whole(swapped))
+
+
+def _rather(q: str) -> Motion | None:
+    """"Should we use Postgres rather than MySQL?": a Yes uses Postgres, a No MySQL ("Yes: use
+    Postgres" / "No: use MySQL"), and the mirror asks for MySQL rather than Postgres."""
+    if len(re.findall(r"(?i)\brather than\b", q)) != 1:
+        return None
+    left, right = (part.strip(" ,").split(" ") for part in re.split(r"(?i)\s+rather than\s+", q, maxsplit=1))
+    asking_word = left[0].lower() in _QUESTION_WORDS
+    found = _options(left, right, 2 if asking_word else 0) if asking_word else None
+    if found is None:
+        return None
+    at, first, second = found
+    head = " ".join(left[:at])
+    yes, no = _english(f"{head} {first}"), _english(f"{head} {second}")
+    if yes is None or no is None or not yes.yes or not no.yes:
+        return None
+    return Motion(q, yes.yes, no.yes, f"{head} {second} rather than {first}?")
+
+
 def parse(question: str) -> Motion | None:
     """The motion the rules find in ``question``; None when no rule fits.
 
@@ -629,7 +726,7 @@ def parse(question: str) -> Motion | None:
         q = _clean(asking)
     if _choice(q):
         first, *second = re.split(r"(?i)\s+or\s+|还是", q, maxsplit=1)
-        first = first.strip(" ,?？")
+        first = first.strip(" ,?？").split(",")[0]  # "Should we use React, Vue or Svelte?": "Should we use React?"
         rest = second[0].strip(" ,?？").split(" ")[1:] if second else []
         if first.split(" ")[-1].lower() in _SHARED_OBJECT and rest:  # "with or without the flag": the option is "with the flag"
             first = f"{first} {' '.join(rest)}"
@@ -638,14 +735,15 @@ def parse(question: str) -> Motion | None:
         raise MotionError(
             f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
             f"time: ask about one option, e.g. “{example}”")
-    motion = _chinese(q) if chinese else _english(q)
+    rather = None if chinese else _rather(q)
+    motion = _chinese(q) if chinese else (rather or _english(q))
     if motion is not None and (before or after):  # its mirror keeps the context where it was
         again = motion.mirror_question
         if before.endswith((";", ":", ",")):  # "We launch Friday; should we …?" stays one sentence
             again = again[:1].lower() + again[1:] if again.split(" ")[0].lower() in _QUESTION_WORDS else again
         mirror = " ".join(part for part in (before, again, after) if part) if again else ""
         motion = Motion(_clean(question), motion.yes, motion.no, mirror)
-    if motion is not None and motion_problems(question, motion.yes):
+    if motion is not None and motion_problems(question, f"{motion.yes}; {motion.no}" if rather else motion.yes):
         return None
     return motion
 
@@ -664,9 +762,20 @@ def action_verb(question: str) -> str:
         motion = parse(question)
     except MotionError:
         return ""
+    if swapped(question):
+        return ""  # a choice: a juror arguing for the other option argues for the same verb ("choose")
     words = motion.yes.lower().split() if motion is not None else []
     verb = words[words.index("should") + 1] if "should" in words[:-1] else words[0] if words else ""
     return verb if verb in _VERBS | _HOLD_BACK and verb not in ("be", "do", "have", "get", "make") else ""
+
+
+def swapped(question: str) -> str:
+    """The question with its two options the other way round ("Should we use Postgres rather than
+    MySQL?" → "Should we use MySQL rather than Postgres?"), its context kept; "" when it does not
+    choose between two options."""
+    before, asking, after = _parts(question)
+    motion = _rather(_clean(asking))
+    return " ".join(part for part in (before, motion.mirror_question, after) if part) if motion else ""
 
 
 def holds_back(question: str) -> str:

@@ -283,7 +283,9 @@ def test_names_and_numbers_survive_into_the_motion_and_answers(question):
     "Design A or B?", "Should we use Postgres or MySQL?", "Should we ship on Friday or wait until Monday?",
     "Rust or Go for the new service?", "我们用方案A还是方案B？",
 ])
-def test_a_choice_between_options_is_refused_with_one_line(question):
+def test_a_choice_between_options_has_no_motion_of_its_own_and_says_so_in_one_line(question):
+    """The motion rules refuse a choice as it is asked; the decision court first rewrites one it
+    can split into two options (``choice``) and refuses only the rest."""
     with pytest.raises(MotionError) as err:
         motion_for(question)
     message = str(err.value)
@@ -312,6 +314,59 @@ def test_the_refusal_suggests_one_option_as_a_question():
         motion_for("Should we ship the feature with or without the flag?")
     with pytest.raises(MotionError, match="“Should we deploy before the freeze\\?”"):
         motion_for("Should we deploy before or after the freeze?")
+
+
+# (question, the yes/no question the court tries, Yes answer, No answer, the options the other way round)
+CHOICES = [
+    ("Design A or B?", "Should we choose Design A rather than Design B?", "Yes: choose Design A",
+     "No: choose Design B", "Should we choose Design B rather than Design A?"),
+    ("Should we use Postgres or MySQL?", "Should we use Postgres rather than MySQL?", "Yes: use Postgres",
+     "No: use MySQL", "Should we use MySQL rather than Postgres?"),
+    ("Should I take the internship or the full-time role?",
+     "Should I take the internship rather than the full-time role?", "Yes: take the internship",
+     "No: take the full-time role", "Should I take the full-time role rather than the internship?"),
+    ("Should we migrate now or wait until Q3?", "Should we migrate now rather than wait until Q3?",
+     "Yes: migrate now", "No: wait until Q3", "Should we wait until Q3 rather than migrate now?"),
+    ("Should we ship on Friday or Monday?", "Should we ship on Friday rather than Monday?", "Yes: ship on Friday",
+     "No: ship on Monday", "Should we ship on Monday rather than Friday?"),
+    ("Tabs or spaces?", "Should we choose tabs rather than spaces?", "Yes: choose tabs", "No: choose spaces",
+     "Should we choose spaces rather than tabs?"),
+    ("Should we keep the monolith or split it into services?",
+     "Should we keep the monolith rather than split it into services?", "Yes: keep the monolith",
+     "No: split it into services", "Should we split it into services rather than keep the monolith?"),
+    ("Is it better to rent or buy?", "Is it better to rent rather than buy?", "Yes: it is better to rent",
+     "No: it is better to buy", "Is it better to buy rather than rent?"),
+    ("We have two mock-ups. Design A or B? Both are costed.",
+     "We have two mock-ups. Should we choose Design A rather than Design B? Both are costed.",
+     "Yes: choose Design A", "No: choose Design B",
+     "We have two mock-ups. Should we choose Design B rather than Design A? Both are costed."),
+]
+
+
+@pytest.mark.parametrize(("question", "tried", "yes", "no", "other_way"), CHOICES, ids=[c[0][:40] for c in CHOICES])
+def test_a_choice_of_two_options_is_tried_as_one_yes_no_question(question, tried, yes, no, other_way):
+    from courtroom_chat.motion import choice, swapped
+
+    found = choice(question)
+    assert found is not None and (found.question, found.asked, found.swapped) == (question, tried, other_way)
+    m = motion_for(tried)
+    assert (m.answer("yes"), m.answer("no"), m.mirror_question) == (yes, no, other_way)
+    assert swapped(tried) == other_way and swapped(other_way) == tried
+    assert choice(tried) is None  # tried once: no "or" left to split
+
+
+@pytest.mark.parametrize("question", [
+    "Is Plan A or Plan B cheaper?",  # the options do not end the question
+    "Should Alice or Bob lead the project?",
+    "Should we use React, Vue or Svelte?",  # three options
+    "Should we ship with or without the flag?",  # "with the flag" or not: asked as one option
+    "我们用方案A还是方案B？",
+    "Should I merge PR 12?",  # no choice at all
+])
+def test_a_choice_the_rules_cannot_split_is_left_to_the_refusal(question):
+    from courtroom_chat.motion import choice
+
+    assert choice(question) is None
 
 
 def test_a_question_no_rule_fits_gives_bare_answers_not_the_question():
@@ -409,12 +464,12 @@ async def test_a_motion_that_stays_wrong_gives_a_bare_answer_and_a_warning(scrip
     assert any(w.rule == "motion" and "plain Yes or No" in w.message for w in record.warnings)
 
 
-def test_a_choice_question_is_refused_before_the_trial_starts(scripted_settings):
+def test_a_choice_the_rules_cannot_split_is_refused_before_the_trial_starts(scripted_settings):
     from courtroom_chat.case import new_case
     from courtroom_chat.engine import Trial
 
-    with pytest.raises(MotionError, match="choice between options"):
-        Trial(new_case("Design A or B?"), scripted_settings, store=None)
+    with pytest.raises(MotionError, match="choice between options.*“Should we use React\\?”"):
+        Trial(new_case("Should we use React, Vue or Svelte?"), scripted_settings, store=None)
 
 
 def test_a_mirror_needs_a_question_a_rule_can_negate(scripted_settings):

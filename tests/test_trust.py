@@ -543,7 +543,7 @@ async def test_jurors_answer_the_direct_question_and_their_answers_count_the_oth
     from courtroom_chat.procedures.decision import present
 
     card = present.juror_markdown(record.jury.jurors[0].model_dump(mode="json"))
-    assert f"Asked the direct way: *{direct}* · answered no, which counts as" in card and "**Vote: act**" in card
+    assert f"Asked instead: *{direct}* · answered no, which counts as" in card and "**Vote: act**" in card
     # off (the default), or a question asked the direct way already: jurors answer the question as asked
     backend = ScriptedBackend(script={f"juror-{n}": [said] for n in range(1, 6)})
     record = await Trial(new_case(asked, [review]), SETTINGS, store=None, seed=1, backends={"scripted": backend}).run()
@@ -568,6 +568,43 @@ async def test_the_dry_run_shows_jurors_the_direct_question():
 
     with pytest.raises(ConfigError, match='ask_direct needs jury_asks = "plain"'):
         SETTINGS.with_params("decision", {"ask_direct": True, "jury_asks": "motion"})
+
+
+async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_the_options_the_other_way():
+    """balance_options (the default): "Design A or B?" is tried as "Should we choose Design A
+    rather than Design B?"; jurors 2 and 4 are asked for Design B rather than Design A and their
+    answers count the other way, so a juror that prefers Design A helps it whichever way it was
+    asked, and a lean to one answer no longer favours the option named second."""
+    from courtroom_chat.case import new_case, pasted_document
+    from courtroom_chat.procedures.decision import present
+
+    mockups = pasted_document("Design A: loads in 0.8 s and passed the accessibility review.\n"
+                              "Design B: loads in 2.4 s and failed the accessibility review.\n")
+    tried, other_way = ("Should we choose Design A rather than Design B?",
+                        "Should we choose Design B rather than Design A?")
+    prefer_a = {"reasoning": "Design A loads three times faster and passed the accessibility review.", "confidence": 0.8}
+    script = {f"juror-{n}": [{**prefer_a, "decision": "no" if n % 2 == 0 else "yes"}] for n in range(1, 6)}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(new_case("Design A or B?", [mockups]), SETTINGS, store=None, seed=1,
+                         backends={"scripted": backend}).run()
+    assert record.case.question == tried and record.case.inputs == {"asked": "Design A or B?"}
+    assert record.outputs["direct"] == {"question": other_way, "verb": "", "jurors": [2, 4]}
+    asked = {r.agent: r.prefix for r in backend.calls if r.role == "juror"}
+    assert all((f"QUESTION: {other_way}" in asked[f"juror-{n}"]) == (n % 2 == 0) for n in range(1, 6))
+    assert all(f"QUESTION: {tried}" in r.prefix for r in backend.calls if r.role != "juror")
+    assert record.jury.guilty_count == 5 and record.verdict.answer == "Yes: choose Design A"
+    assert [j.answered for j in record.jury.jurors] == ["", "no", "", "no", ""]
+    card = present.juror_markdown(record.jury.jurors[1].model_dump(mode="json"))
+    assert f"Asked instead: *{other_way}* · answered no, which counts as" in card and "**Vote: act**" in card
+    # the recorded case runs again as it was tried (its "asked" input is the court's own)
+    again = await Trial(record.case, SETTINGS, store=None, seed=1, backends={"scripted": ScriptedBackend(script=script)}).run()
+    assert again.case.question == tried and again.verdict.answer == "Yes: choose Design A"
+    # balance_options off: every juror is asked the question as tried
+    backend = ScriptedBackend(script=script)
+    record = await Trial(new_case("Design A or B?", [mockups]), SETTINGS.with_params("decision", {"balance_options": False}),
+                         store=None, seed=1, backends={"scripted": backend}).run()
+    assert "direct" not in record.outputs and all(f"QUESTION: {tried}" in r.prefix for r in backend.calls)
+    assert (record.jury.guilty_count, record.jury.not_guilty_count) == (3, 2)
 
 
 @pytest.mark.parametrize("rationale, verb, decision, flagged", [

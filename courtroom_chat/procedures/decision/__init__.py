@@ -16,11 +16,12 @@ import re
 from typing import Any
 
 from ...backends.base import ModelRequest
+from ...case import Case
 from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
-from ...motion import action_verb, motion_problems, parse
+from ...motion import action_verb, choice, motion_problems, parse
 from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from .. import deliberation
@@ -86,6 +87,7 @@ class DecisionCourt(Briefs, Procedure):
     Parameters = Parameters
     fixed_order = {"shuffle_labels": False, "shuffle_exhibits": False, "shuffle_evidence": False}
     shuffled_order = {"shuffle_labels": True}
+    prepared_inputs = ("asked",)  # a choice's question as the person asked it (prepare)
 
     async def run(self, court: Court) -> None:
         prosecution = await self.prosecute(court)
@@ -128,8 +130,18 @@ class DecisionCourt(Briefs, Procedure):
         stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]
         return court.agent(role, role, role.capitalize(), stage, temperature=temperature)
 
+    def prepare(self, case: Case) -> Case:
+        """A question choosing between two options is tried as one yes/no question ("Design A or
+        B?" as "Should we choose Design A rather than Design B?": a Yes is Design A, a No Design
+        B), the question as asked kept in the ``asked`` input."""
+        options = choice(case.question)
+        if options is None:
+            return case
+        return case.model_copy(update={"question": options.asked, "inputs": {**case.inputs, "asked": options.question}})
+
     def check_case(self, case: Any) -> None:
-        """A question offering a choice ("Design A or B?") is refused before the trial starts."""
+        """A question offering a choice the rules cannot split into two options ("Is Plan A or
+        Plan B cheaper?", "React, Vue or Svelte?") is refused before the trial starts."""
         parse(case.question)
 
     @staticmethod
@@ -354,15 +366,18 @@ class DecisionCourt(Briefs, Procedure):
         agents = [self._agent(court, "juror", n) for n in range(1, p.jury_size + 1)]
         orders = {a.name: self.orders(court, a.name, weighed) for a in agents}
         kept = {name: {"labels": labels, "exhibits": numbers} for name, (labels, numbers) in orders.items()}
-        direct = self.direct(court)
+        directs = {a.name: self.direct(court, n) for n, a in enumerate(agents, 1)}
         for a in agents:
             if p.shuffle_evidence:
                 kept[a.name]["evidence"] = self.evidence_order(court, a)
-            if direct:
-                court.ask_instead(a.name, direct.question)
+            if directs[a.name]:
+                court.ask_instead(a.name, directs[a.name].question)
         court.keep("orders", kept)
-        if direct:
-            court.keep("direct", {"question": direct.question, "verb": direct.verb})
+        direct = next((d for d in directs.values() if d), None)
+        if direct:  # the question asked instead, and who was asked it
+            court.keep("direct", {"question": direct.question, "verb": direct.verb,
+                                  **({} if p.ask_direct else {"jurors": [n for n, a in enumerate(agents, 1)
+                                                                          if directs[a.name]]})})
         prompts = {}
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
@@ -370,7 +385,7 @@ class DecisionCourt(Briefs, Procedure):
                 court, sorted(weighed, key=lambda e: numbers.index(e.number)), motion)
             prompts[a.name] = self.juror_prompt(court, n, a.persona, motion, seen, labels)
         jurors = [Juror(number=n, persona=a.persona, model=str(a.spec), temperature=a.applied_temperature,
-                        asked=direct.question if direct else "") for n, a in enumerate(agents, 1)]
+                        asked=directs[a.name].question if directs[a.name] else "") for n, a in enumerate(agents, 1)]
 
         def tally() -> None:
             counts = {label: sum(VOTE_WORDS[label] == j.vote for j in jurors) for label in VOTE_LABELS}
@@ -405,7 +420,8 @@ class DecisionCourt(Briefs, Procedure):
 
         # The action the juror's own question asks for ("reject" of "Should the committee reject …?"),
         # for the check that its answer goes where its reasoning went.
-        verb = action_verb(direct.question if direct else court.case.question) if p.juror_consistency != "off" else ""
+        verb = action_verb(direct.question if direct and p.ask_direct else court.case.question) \
+            if p.juror_consistency != "off" else ""
 
         def answered(label: str) -> str:  # a vote in the words the juror gave it
             return PLAIN_ANSWER[label] if plainly(p) else phrases[label]
@@ -448,7 +464,7 @@ class DecisionCourt(Briefs, Procedure):
                     court.warn(agent.name, "juror_contradiction", (
                         f"juror {juror.number} {juror.against_reasoning}, also when asked again; its vote counts as its "
                         f"reasoning concludes: {label}"))
-                if direct:  # a Yes to the direct question is a No to the one asked
+                if directs[agent.name]:  # a Yes to the question asked instead is a No to the one asked
                     juror.answered = PLAIN_ANSWER.get(own, "")
                     label = other.get(label, label)
                 juror.vote = VOTE_WORDS[label]  # type: ignore[assignment]
@@ -457,7 +473,8 @@ class DecisionCourt(Briefs, Procedure):
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
                              line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'}"
-                                  + (f"; answered {juror.answered} to the direct question" if juror.asked else "")
+                                  + (f"; answered {juror.answered} to {'the direct question' if p.ask_direct else 'the options the other way round'}"
+                                     if juror.asked else "")
                                   + ("; answered against its own reasoning, which counts)" if juror.against_reasoning else ")"),
                              repaired=answer.repaired)
             tally()
@@ -672,12 +689,11 @@ class DecisionCourt(Briefs, Procedure):
             ("defense", self._agent(court, "defense"), self.defense_prompt(court, prosecution, motion)),
         ]
         record = self.trial_record(prosecution, None)
-        direct = self.direct(court)
         for n in range(1, p.jury_size + 1):
             a = self._agent(court, "juror", n)
             if p.shuffle_evidence:
                 self.evidence_order(court, a)
-            if direct:
+            if direct := self.direct(court, n):
                 court.ask_instead(a.name, direct.question)
             plans.append(("jury", a, self.juror_prompt(court, n, a.persona, motion, self.jury_record(court, None, motion))))
         plans.append(("judge", self._agent(court, "judge"), self.judge_prompt(

@@ -9,7 +9,7 @@ from typing import Any
 from ... import plain as plain_call
 from ...court import Agent, Court
 from ...evidence import quote_choices
-from ...motion import Direct, Motion, direct_question, from_phrase, motion_problems, parse
+from ...motion import Direct, Motion, direct_question, from_phrase, motion_problems, parse, swapped
 from ..base import literal_pattern
 from .records import Defense, Exhibit, Prosecution
 
@@ -218,11 +218,18 @@ class Briefs:
         return labels, numbers
 
     @staticmethod
-    def direct(court: Court) -> Direct | None:
-        """The question the jurors answer instead of the one asked, with ``ask_direct``: a
-        question whose Yes means not going ahead, asked the direct way (plain jurors only)."""
+    def direct(court: Court, number: int) -> Direct | None:
+        """The question juror ``number`` answers instead of the one asked, its Yes counted as a No
+        (plain jurors only): with ``ask_direct``, a question whose Yes means not going ahead, asked
+        the direct way; with ``balance_options``, a choice between two options asked the other way
+        round, to every second juror."""
         p = court.params
-        return direct_question(court.case.question) if p.ask_direct and plainly(p) else None
+        if not plainly(p):
+            return None
+        if p.ask_direct:
+            return direct_question(court.case.question)
+        other = swapped(court.case.question) if p.balance_options and number % 2 == 0 else ""
+        return Direct(other, "") if other else None
 
     @staticmethod
     def evidence_order(court: Court, agent: Agent) -> list[int]:

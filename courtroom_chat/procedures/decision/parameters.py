@@ -90,6 +90,12 @@ class Parameters(BaseModel):
                                                 "it moved the misses from the hold-back cases to the go-ahead ones "
                                                 "(trials 5 of 8 either way, juror votes 25 of 40 against 24; "
                                                 "2026-11-28)")
+    balance_options: bool = Field(True, description="A question choosing between two options (\"Design A or "
+                                                    "B?\", tried as \"Should we choose Design A rather than Design "
+                                                    "B?\") is put to every second plain juror with the options the "
+                                                    "other way round, and its answer counts the other way, so a "
+                                                    "model's lean to yes or no does not favour the option named "
+                                                    "first or second; false: every juror is asked as the question is")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 

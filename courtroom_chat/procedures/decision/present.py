@@ -80,8 +80,8 @@ def juror_markdown(j: dict[str, Any]) -> str:
     vote = f"**Vote: {VOTE_LABEL.get(j.get('vote'))}**"
     if j.get("against_reasoning"):  # juror_consistency = "reasoning": its reasoning counts
         vote = f"{j['against_reasoning']}; counted as its reasoning concludes:\n\n{vote}"
-    if j.get("asked"):  # ask_direct: it answered the question asked the direct way
-        vote = (f"Asked the direct way: *{j['asked']}* · answered {j.get('answered') or '?'}, which counts as\n\n"
+    if j.get("asked"):  # ask_direct or balance_options: it answered another question, counted the other way
+        vote = (f"Asked instead: *{j['asked']}* · answered {j.get('answered') or '?'}, which counts as\n\n"
                 f"{vote}")
     return f"{head}\n\n{vote}\n\n{j.get('reasoning', '')}"
 
