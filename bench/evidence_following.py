@@ -11,6 +11,9 @@ ready …?", a question after a sentence of context, "Has X passed …?", "Would
 ``--cases bench/evidence_following/inverted.jsonl`` runs six more whose Yes means not going
 ahead ("Should we cancel / pause / revert / stop X?", "Should the committee reject X?"), the
 shape the 1.5B lost on the held-out ten (three Yes, three No; written 2026-11-28).
+``--cases bench/evidence_following/choices.jsonl`` runs six choices between two options ("Should
+we use MongoDB or PostgreSQL?", "Vendor Kestrel or vendor Alder?"), tried as "… rather than …":
+"yes" is the first option, three cases each way (written 2026-11-28).
 
 Both baselines run unless ``--no-baselines`` is given. (Until 2026-11-25, a bare ``--baselines``
 with no names meant no baselines: the results folders whose command reads so ran the court alone.)

@@ -360,7 +360,7 @@ class Baselines:
         backend = self.pool.get(self.spec(method))
         if self.answer is not None:
             return self.own_request(method, case, number, temperature, seed)
-        if self.procedure == "decision" and (options := choice(case.question)):
+        if (self.procedure or "decision") == "decision" and (options := choice(case.question)):
             case = case.model_copy(update={"question": options.asked})  # asked as the court tries it
         choosing = bool(labels)
         base, k = baseline_of(method) or (method, None)

@@ -106,6 +106,13 @@ async def test_single_reads_the_case_as_the_court_does():
     assert request.inputs["seed"] != 7 and p.details["reasoning"] == "tests pass"
 
 
+async def test_a_baseline_is_asked_a_choice_as_the_decision_court_tries_it():
+    baselines, backend = _baselines({"single": {"reasoning": "A is faster", "decision": "yes", "confidence": 0.7}})
+    choosing = CASE.model_copy(update={"question": "Design A or B?"})
+    p = await run_baseline("single", choosing, baselines, seed=7)
+    assert p.label == "yes" and "QUESTION: Should we choose Design A rather than Design B?" in backend.calls[0].prefix
+
+
 async def test_single_is_repaired_once_then_fails():
     good = {"reasoning": "ok", "decision": "no", "confidence": 0.6}
     baselines, backend = _baselines({"single": ["I think yes", good]})
