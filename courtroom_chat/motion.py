@@ -631,34 +631,42 @@ class Choice:
 _OPTION_OPENERS = _DETERMINERS | _SHARED_OBJECT | {"to"}
 
 
-def _options(left: list[str], right: list[str], start: int) -> tuple[int, str, str] | None:
+_TAIL_OPENERS = _SHARED_OBJECT | {"as", "at"}
+
+
+def _options(left: list[str], right: list[str], start: int) -> tuple[int, str, str, str] | None:
     """Where the first of two options begins in ``left`` (the words before "or" / "rather than",
-    at ``start`` or later), and the two options, given ``right`` (the words after): the second
-    opens like the first ("the internship or the full-time role", "migrate now or wait until Q3"),
-    is a label sharing the first's head ("Design A or B": "Design B"), or is as many words long
-    ("Postgres or MySQL"). None when the options cannot be told apart safely, or there are more
-    than two ("React, Vue or Svelte")."""
+    at ``start`` or later), the two options, and the words after the second that both share,
+    given ``right`` (the words after): the second opens like the first ("the internship or the
+    full-time role", "migrate now or wait until Q3"), is a label sharing the first's head ("Design
+    A or B": "Design B"), or is as many words long ("Postgres or MySQL"), a preposition then
+    opening what both share ("Alice or Bob as tech lead", "MongoDB or PostgreSQL for the
+    ledger"). None when the options cannot be told apart safely, or there are more than two
+    ("React, Vue or Svelte")."""
     if not right or len(left) <= start:
         return None
     r0 = right[0].lower()
-    second = right
+    second, tail = right, []
     if r0 in _OPTION_OPENERS:
         at = next((i for i in range(len(left) - 1, start - 1, -1) if left[i].lower() == r0), None)
     elif r0 in _VERBS and right[0].islower():
         at = next((i for i in range(start, len(left)) if left[i].lower() in _VERBS and left[i].islower()), None)
-    elif (len(right) == 1 and len(left) - start >= 2 and len(right[0]) <= 3 and len(left[-1]) <= 3
-          and not right[0].islower() and not left[-1].islower()):
-        at, second = max(start, len(left) - 2), [*left[max(start, len(left) - 2):-1], right[0]]  # "Design A or B"
-    else:  # as many words, opening alike: "Postgres or MySQL", not "the offer" for "Priya Raman"
-        at = len(left) - len(right) if len(left) - len(right) >= start else None
-        if at is not None and left[at][:1].isupper() != right[0][:1].isupper() and at > 0:
-            return None
+    else:
+        cut = next((k for k in range(1, len(right)) if right[k].lower() in _TAIL_OPENERS), len(right))
+        second, tail = right[:cut], right[cut:]
+        if (len(second) == 1 and len(left) - start >= 2 and len(second[0]) <= 3 and len(left[-1]) <= 3
+                and not second[0].islower() and not left[-1].islower()):
+            at, second = max(start, len(left) - 2), [*left[max(start, len(left) - 2):-1], second[0]]  # "Design A or B"
+        else:  # as many words, opening alike: "Postgres or MySQL", not "the offer" for "Priya Raman"
+            at = len(left) - len(second) if len(left) - len(second) >= start else None
+            if at is not None and left[at][:1].isupper() != second[0][:1].isupper() and at > 0:
+                return None
     if at is None:
         return None
     first = " ".join(left[at:])
     if "," in first or "," in " ".join(second) or (at and left[at - 1].endswith(",")) or not first.strip():
         return None
-    return at, first, " ".join(second)
+    return at, first, " ".join(second), " ".join(tail)
 
 
 def choice(question: str) -> Choice | None:
@@ -678,7 +686,7 @@ def choice(question: str) -> Choice | None:
     found = _options(left, right, 2 if asking_word else 0)
     if found is None:
         return None
-    at, first, second = found
+    at, first, second, tail = found
     head = " ".join(left[:at]) if asking_word else "Should we choose"
     if not asking_word and at:
         return None  # "Option A or B" only when the options are the whole question
@@ -687,10 +695,11 @@ def choice(question: str) -> Choice | None:
         first = first[:1].lower() + first[1:]  # "Tabs or spaces?", "Vendor X or vendor Y?": "choose tabs …"
     if first.lower() == second.lower():
         return None
-    asked = f"{head} {first} rather than {second}?"
+    shared = f" {tail}" if tail else ""
+    asked = f"{head} {first} rather than {second}{shared}?"
     if _rather(_clean(asked)) is None:
         return None
-    swapped = f"{head} {second} rather than {first}?"
+    swapped = f"{head} {second} rather than {first}{shared}?"
     whole = lambda text: " ".join(part for part in (before, text, after) if part)  # noqa: E731
     return Choice(question.strip(), first, second, whole(asked), whole(swapped))
 
@@ -705,12 +714,12 @@ def _rather(q: str) -> Motion | None:
     found = _options(left, right, 2 if asking_word else 0) if asking_word else None
     if found is None:
         return None
-    at, first, second = found
-    head = " ".join(left[:at])
-    yes, no = _english(f"{head} {first}"), _english(f"{head} {second}")
+    at, first, second, tail = found
+    head, shared = " ".join(left[:at]), f" {tail}" if tail else ""
+    yes, no = _english(f"{head} {first}{shared}"), _english(f"{head} {second}{shared}")
     if yes is None or no is None or not yes.yes or not no.yes:
         return None
-    return Motion(q, yes.yes, no.yes, f"{head} {second} rather than {first}?")
+    return Motion(q, yes.yes, no.yes, f"{head} {second} rather than {first}{shared}?")
 
 
 def parse(question: str) -> Motion | None:

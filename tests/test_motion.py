@@ -336,6 +336,12 @@ CHOICES = [
      "No: split it into services", "Should we split it into services rather than keep the monolith?"),
     ("Is it better to rent or buy?", "Is it better to rent rather than buy?", "Yes: it is better to rent",
      "No: it is better to buy", "Is it better to buy rather than rent?"),
+    # what follows the second option, from a preposition on, is shared by both
+    ("Should we use PostgreSQL or MongoDB for the billing ledger?",
+     "Should we use PostgreSQL rather than MongoDB for the billing ledger?", "Yes: use PostgreSQL for the billing ledger",
+     "No: use MongoDB for the billing ledger", "Should we use MongoDB rather than PostgreSQL for the billing ledger?"),
+    ("Should we hire Alice or Bob as tech lead?", "Should we hire Alice rather than Bob as tech lead?",
+     "Yes: hire Alice as tech lead", "No: hire Bob as tech lead", "Should we hire Bob rather than Alice as tech lead?"),
     ("We have two mock-ups. Design A or B? Both are costed.",
      "We have two mock-ups. Should we choose Design A rather than Design B? Both are costed.",
      "Yes: choose Design A", "No: choose Design B",
@@ -358,6 +364,7 @@ def test_a_choice_of_two_options_is_tried_as_one_yes_no_question(question, tried
 @pytest.mark.parametrize("question", [
     "Is Plan A or Plan B cheaper?",  # the options do not end the question
     "Should Alice or Bob lead the project?",
+    "Should we host the offsite in Lisbon or Oslo this year?",  # "this year" opens on no preposition
     "Should we use React, Vue or Svelte?",  # three options
     "Should we ship with or without the flag?",  # "with the flag" or not: asked as one option
     "我们用方案A还是方案B？",
