@@ -54,7 +54,9 @@ class Trial:
         self.params = self.settings.procedure_params(self.procedure.name)  # a bad [procedures.*] table fails here
         # inputs it does not read fail here (a misspelt --input, another procedure's case); then the
         # structured input it reads into the evidence (a transcript)
+        asked = case.question
         case = self.procedure.take(case)
+        self.asked = asked if case.question != asked else ""  # tried reworded ("Design A or B?")
         self.procedure.check_case(case)  # a question it cannot try ("Design A or B?") fails here
         if mirror and not motion_for(case.question).mirror_question:
             raise CaseError(f"--mirror: no rule negates the question “{case.question}”; ask it as 'Should I …?', "
@@ -118,7 +120,7 @@ class Trial:
         court = Court(record, self.settings, self.pool, self._emit, self.procedure)
         court.emit(RunStarted(
             run_id=record.run_id, procedure=record.procedure, procedure_title=self.procedure.title,
-            question=record.case.question, documents=[d.name for d in record.case.context],
+            question=record.case.question, asked=self.asked, documents=[d.name for d in record.case.context],
             stages=[s for s, _ in self.procedure.stages], stage_titles=dict(self.procedure.stages),
             models=record.models, dry_run=self.dry_run,
         ))

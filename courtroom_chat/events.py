@@ -34,7 +34,8 @@ class RunStarted(_Event):
     type: Literal["run_started"] = "run_started"
     run_id: str
     procedure: str
-    question: str
+    question: str  # as the court tries it
+    asked: str = ""  # as the person asked it, where the procedure tried it reworded ("Design A or B?")
     documents: list[str] = Field(default_factory=list)
     stages: list[str] = Field(default_factory=list)
     stage_titles: dict[str, str] = Field(default_factory=dict)

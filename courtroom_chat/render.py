@@ -487,7 +487,7 @@ def replay(events: Iterable[Event], *, html: bool = True) -> str:
     out: list[str] = []
     if p.started is not None:
         s = p.started
-        out += [f"# {s.question}", "",
+        out += [f"# {s.question}", "", *([f"Asked: *{s.asked}*", ""] if s.asked else []),
                 f"Run `{s.run_id}` · {s.procedure_title or s.procedure} · evidence: {', '.join(s.documents) or 'none'}", ""]
         if s.models:
             out += ["Models: " + ", ".join(f"{k} {v}" for k, v in s.models.items()), ""]

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 from typer.testing import CliRunner
 
+from courtroom_chat.events import parse_events
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.store import RunStore
 from tests.conftest import CASES, ROOT, sigint_default
@@ -46,6 +48,24 @@ def test_the_question_and_evidence_can_be_given_as_arguments(runs_dir, tmp_path)
     result = invoke("run", CASES / "code-commit.json", pr, "--backend", "scripted", "--dry-run")
     assert result.exit_code == 0, result.output
     assert "All 214 tests pass" in result.stdout
+
+
+def test_a_choice_is_run_as_the_question_it_is_tried_as_and_says_what_was_asked(runs_dir, tmp_path):
+    designs = tmp_path / "designs.md"
+    designs.write_text("Design A loads in 0.8 s and passed the accessibility review.\n"
+                       "Design B loads in 2.4 s and failed it.\n")
+    result = invoke("run", "Design A or B?", designs, "--backend", "scripted")
+    assert result.exit_code == 0, result.output
+    assert "⚖  Should we choose Design A rather than Design B?" in result.stderr
+    assert "asked: Design A or B?" in result.stderr
+    assert re.search(r"(Yes: choose Design A|No: choose Design B)", result.stdout)
+    [row] = RunStore(runs_dir).list()
+    record = RunStore(runs_dir).load(row["run_id"])
+    assert record.case.inputs == {"asked": "Design A or B?"}
+    from courtroom_chat import render
+
+    assert "# Should we choose Design A rather than Design B?\n\nAsked: *Design A or B?*" in render.replay(
+        parse_events(record.events))
 
 
 def test_output_writes_the_courtroom_result_as_json(tmp_path):

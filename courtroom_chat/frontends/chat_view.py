@@ -115,6 +115,10 @@ class TrialView:
         if handler is not None:
             await handler(event, view)
 
+    async def on_run_started(self, e: Any, view: StageView | None) -> None:
+        if e.asked:  # the procedure tries the question reworded ("Design A or B?")
+            await cl.Message(content=f"Tried as: *{e.question}*", author=self.author).send()
+
     async def on_stage_started(self, e: Any, view: StageView) -> None:
         await self._stage_step(view)
 

@@ -68,6 +68,8 @@ class Progress:
         kind = event.type
         if kind == "run_started":
             say(f"⚖  {event.question}" + ("" if self.dry_run else f"  (run {event.run_id})"), "bold")
+            if event.asked:
+                say(f"   asked: {event.asked}")
         elif kind == "stage_started":
             say(f"── {event.title}" + (f" · round {event.round}" if event.round else ""), "bold cyan")
         elif kind == "agent_retry":

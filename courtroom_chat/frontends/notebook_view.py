@@ -211,6 +211,8 @@ class TrialView(widgets.VBox):
                 self.section(stage)
             if event.dry_run:
                 self._set_verdict("*Dry run: every role's prompt is shown in its stage; no model is called.*")
+            elif event.asked:  # the procedure tries the question reworded ("Design A or B?")
+                self._set_verdict(f"*Tried as: {event.question}*")
             self._progress_line()
         elif kind == "text_delta":
             if view is not None and time.monotonic() - self._drawn.get(event.agent, 0.0) >= STREAM_INTERVAL:

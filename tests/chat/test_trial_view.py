@@ -141,3 +141,14 @@ async def test_costs_by_role_for_the_trial_and_the_session(chat, priced_backend,
     assert render.cost_lines(second.cost_by_role(), second.cost_usd)[0] in two
     both = {role: round(first.cost_by_role()[role] + second.cost_by_role()[role], 6) for role in first.cost_by_role()}
     assert render.cost_lines(both, round(first.cost_usd + second.cost_usd, 6), label="This session")[0] in two
+
+
+async def test_a_choice_says_the_question_it_is_tried_as(chat, runs_dir, tmp_path):
+    designs = tmp_path / "designs.md"
+    designs.write_text("Design A loads in 0.8 s.\nDesign B loads in 2.4 s.\n")
+    session = chat.session()
+    async with chat.context(session) as ui:
+        await chat.send("Design A or B?", [chat.upload("designs.md", designs)])
+    assert only_record(runs_dir).case.question == "Should we choose Design A rather than Design B?"
+    assert any((m.get("output") or "") == "Tried as: *Should we choose Design A rather than Design B?*"
+               for m in ui.messages())

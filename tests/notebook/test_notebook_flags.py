@@ -23,3 +23,14 @@ async def test_flagged_passages_are_shown_with_their_places_and_the_verdict_warn
     assert "readiness.md:5" in screening and "readiness.md:8" in screening and "The screener's note" in screening
     assert w.accordion.titles[0].startswith("Evidence screening")  # above the stages: before any agent speaks
     assert "readiness.md:5" in w.view.verdict_markdown and "instruct the court" in w.view.verdict_markdown
+
+
+def test_a_choice_says_the_question_it_is_tried_as_until_the_verdict():
+    from courtroom_chat.events import RunStarted
+
+    w = Courtroom(new_case("Design A or B?", [pasted_document("Design A loads in 0.8 s.\n")]),
+                  Settings().with_backend("scripted"), store=False)
+    tried = "Should we choose Design A rather than Design B?"
+    w.view.handle(RunStarted(run_id="20261128-000000-abcdef", procedure="decision", question=tried,
+                             asked="Design A or B?", stages=["prosecution"]))
+    assert w.view.verdict_markdown == f"*Tried as: {tried}*"
