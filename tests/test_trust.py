@@ -596,6 +596,19 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
     assert [j.answered for j in record.jury.jurors] == ["", "no", "", "no", ""]
     card = present.juror_markdown(record.jury.jurors[1].model_dump(mode="json"))
     assert f"Asked instead: *{other_way}* · answered no, which counts as" in card and "**Vote: act**" in card
+    both = {"as_asked": {"yes": 3, "no": 0}, "other_way": {"yes": 0, "no": 2}, "lean": ""}
+    assert record.outcome.data["both_ways"] == both  # each group chose Design A: no lean
+    sure = how_sure(record.outcome.model_dump(mode="json"))
+    assert "Options asked both ways round: yes 3, no 0 as asked; yes 0, no 2 the other way round" in sure
+    assert not any("whichever way round" in line for line in sure)
+    # jurors who answer "yes" both ways round answer the wording: the verdict says so and reads as weak
+    yes_both = {f"juror-{n}": [{**prefer_a, "decision": "yes"}] for n in range(1, 6)}
+    leaning = await Trial(new_case("Design A or B?", [mockups]), SETTINGS, store=None, seed=1,
+                          backends={"scripted": ScriptedBackend(script=yes_both)}).run()
+    assert leaning.outcome.data["both_ways"]["lean"] == "yes"
+    sure = how_sure(leaning.outcome.model_dump(mode="json"))
+    assert any('("yes" both ways: the answers followed the wording, not the options)' in line for line in sure)
+    assert 'jurors answered "yes" whichever way round the options were put' in sure[-1]
     # the recorded case runs again as it was tried (its "asked" input is the court's own)
     again = await Trial(record.case, SETTINGS, store=None, seed=1, backends={"scripted": ScriptedBackend(script=script)}).run()
     assert again.case.question == tried and again.verdict.answer == "Yes: choose Design A"
@@ -604,7 +617,7 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
     record = await Trial(new_case("Design A or B?", [mockups]), SETTINGS.with_params("decision", {"balance_options": False}),
                          store=None, seed=1, backends={"scripted": backend}).run()
     assert "direct" not in record.outputs and all(f"QUESTION: {tried}" in r.prefix for r in backend.calls)
-    assert (record.jury.guilty_count, record.jury.not_guilty_count) == (3, 2)
+    assert (record.jury.guilty_count, record.jury.not_guilty_count) == (3, 2) and "both_ways" not in record.outcome.data
 
 
 @pytest.mark.parametrize("rationale, verb, decision, flagged", [

@@ -638,8 +638,26 @@ class DecisionCourt(Briefs, Procedure):
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision,
                   **deliberation.order_data(court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote]
-                                                    for j in jury.jurors if j.vote}, court.params.vote_labels(), "jurors")},
+                                                    for j in jury.jurors if j.vote}, court.params.vote_labels(), "jurors"),
+                  **self.both_ways(court, jury)},
         ))
+
+    @staticmethod
+    def both_ways(court: Court, jury: Jury) -> dict[str, Any]:
+        """With a choice put to the jurors both ways round (``balance_options``): what each group
+        answered, as it was asked, and the answer both groups' majorities gave (``lean``), when
+        they gave the same one: jurors who answer "yes" to "A rather than B" and to "B rather than
+        A" answer the wording, not the evidence. Nothing when the options were not put both ways."""
+        if court.params.ask_direct or not any(j.asked for j in jury.jurors):
+            return {}
+        said = {"guilty": "yes", "not_guilty": "no"}
+        groups: dict[str, dict[str, int]] = {"as_asked": {"yes": 0, "no": 0}, "other_way": {"yes": 0, "no": 0}}
+        for j in jury.jurors:
+            answer = j.answered if j.asked else said.get(j.vote or "", "")
+            if answer in ("yes", "no"):
+                groups["other_way" if j.asked else "as_asked"][answer] += 1
+        leans = [max(g, key=g.get) if g["yes"] != g["no"] else "" for g in groups.values()]
+        return {"both_ways": {**groups, "lean": leans[0] if leans[0] and leans[0] == leans[1] else ""}}
 
     # ---------------------------------------------------------------- fragility
 
