@@ -664,6 +664,9 @@ def _options(left: list[str], right: list[str], start: int) -> tuple[int, str, s
     if at is None:
         return None
     first = " ".join(left[at:])
+    if (r0 in _VERBS and len(left) - at == 1 and len(second) > 1
+            and (second[1].lower() in _DETERMINERS or second[1].lower() in ("it", "them", "this", "that"))):
+        first = f"{first} {' '.join(second[1:])}"  # "Merge or close the PR?": "merge the PR" or "close the PR"
     if "," in first or "," in " ".join(second) or (at and left[at - 1].endswith(",")) or not first.strip():
         return None
     return at, first, " ".join(second), " ".join(tail)
@@ -681,7 +684,17 @@ def choice(question: str) -> Choice | None:
     q = _clean(asking)
     if not _choice(q) or len(re.findall(r"(?i)\bor\b", _unquoted(q))) != 1:
         return None
+    wh = re.match(r"(?i)^((?:which|what)\b[^,:]*),\s*(\S.*\bor\b.*)$", q)
+    if wh:  # "Which design is better, A or B?": the options after the comma, the rest their context
+        found = choice(f"{wh.group(1)}: {wh.group(2)}?")
+        return found and Choice(question.strip(), found.first, found.second,
+                                *(_in_context(before, text, after) for text in (found.asked, found.swapped)))
     left, right = (part.strip(" ,").split(" ") for part in re.split(r"(?i)\s+or\s+", q, maxsplit=1))
+    if (left[0].lower() in _VERBS and right[0] in _VERBS and left[0].lower() not in _QUESTION_WORDS
+            and not re.match(r"(?i)^(?:which|what)\b", q)):  # "Keep the monolith or split it?": what should we do
+        found = choice(f"Should we {left[0].lower()} {' '.join(left[1:])} or {' '.join(right)}?".replace("  ", " "))
+        return found and Choice(question.strip(), found.first, found.second,
+                                *(_in_context(before, text, after) for text in (found.asked, found.swapped)))
     asking_word = left[0].lower() in _QUESTION_WORDS
     found = _options(left, right, 2 if asking_word else 0)
     if found is None:
@@ -700,8 +713,8 @@ def choice(question: str) -> Choice | None:
     if _rather(_clean(asked)) is None:
         return None
     swapped = f"{head} {second} rather than {first}{shared}?"
-    whole = lambda text: " ".join(part for part in (before, text, after) if part)  # noqa: E731
-    return Choice(question.strip(), first, second, whole(asked), whole(swapped))
+    return Choice(question.strip(), first, second, _in_context(before, asked, after),
+                  _in_context(before, swapped, after))
 
 
 def _rather(q: str) -> Motion | None:
@@ -720,6 +733,14 @@ def _rather(q: str) -> Motion | None:
     if yes is None or no is None or not yes.yes or not no.yes:
         return None
     return Motion(q, yes.yes, no.yes, f"{head} {second} rather than {first}{shared}?")
+
+
+def _in_context(before: str, asking: str, after: str) -> str:
+    """An asking sentence put back among its context: after a clause ending ";", ":" or ","
+    ("We launch Friday; should we …?") it stays one sentence, its question word lowercased."""
+    if before.endswith((";", ":", ",")) and asking.split(" ")[0].lower() in _QUESTION_WORDS:
+        asking = asking[:1].lower() + asking[1:]
+    return " ".join(part for part in (before, asking, after) if part)
 
 
 def parse(question: str) -> Motion | None:
@@ -748,9 +769,7 @@ def parse(question: str) -> Motion | None:
     motion = _chinese(q) if chinese else (rather or _english(q))
     if motion is not None and (before or after):  # its mirror keeps the context where it was
         again = motion.mirror_question
-        if before.endswith((";", ":", ",")):  # "We launch Friday; should we …?" stays one sentence
-            again = again[:1].lower() + again[1:] if again.split(" ")[0].lower() in _QUESTION_WORDS else again
-        mirror = " ".join(part for part in (before, again, after) if part) if again else ""
+        mirror = _in_context(before, again, after) if again else ""
         motion = Motion(_clean(question), motion.yes, motion.no, mirror)
     if motion is not None and motion_problems(question, f"{motion.yes}; {motion.no}" if rather else motion.yes):
         return None
@@ -784,7 +803,7 @@ def swapped(question: str) -> str:
     choose between two options."""
     before, asking, after = _parts(question)
     motion = _rather(_clean(asking))
-    return " ".join(part for part in (before, motion.mirror_question, after) if part) if motion else ""
+    return _in_context(before, motion.mirror_question, after) if motion else ""
 
 
 def holds_back(question: str) -> str:
@@ -849,7 +868,7 @@ def direct_question(question: str) -> Direct | None:
     if parse(direct) is None or holds_back(direct) or [t for t in named_terms(asking)
                                                        if t not in direct and t not in dropped]:
         return None
-    return Direct(" ".join(part for part in (before, direct, after) if part), verb)
+    return Direct(_in_context(before, direct, after), verb)
 
 
 def motion_for(question: str) -> Motion:

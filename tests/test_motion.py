@@ -342,6 +342,14 @@ CHOICES = [
      "No: use MongoDB for the billing ledger", "Should we use MongoDB rather than PostgreSQL for the billing ledger?"),
     ("Should we hire Alice or Bob as tech lead?", "Should we hire Alice rather than Bob as tech lead?",
      "Yes: hire Alice as tech lead", "No: hire Bob as tech lead", "Should we hire Bob rather than Alice as tech lead?"),
+    # a bare imperative choice, and a verb sharing the other's object
+    ("Keep the monolith or split it?", "Should we keep the monolith rather than split it?", "Yes: keep the monolith",
+     "No: split it", "Should we split it rather than keep the monolith?"),
+    ("Merge or close the PR?", "Should we merge the PR rather than close the PR?", "Yes: merge the PR",
+     "No: close the PR", "Should we close the PR rather than merge the PR?"),
+    # which / what, then the options: the options are tried, the rest is their context
+    ("What should we use, Kafka or RabbitMQ?", "What should we use: should we choose Kafka rather than RabbitMQ?",
+     "Yes: choose Kafka", "No: choose RabbitMQ", "What should we use: should we choose RabbitMQ rather than Kafka?"),
     ("We have two mock-ups. Design A or B? Both are costed.",
      "We have two mock-ups. Should we choose Design A rather than Design B? Both are costed.",
      "Yes: choose Design A", "No: choose Design B",
