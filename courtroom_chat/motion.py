@@ -684,17 +684,17 @@ def choice(question: str) -> Choice | None:
     q = _clean(asking)
     if not _choice(q) or len(re.findall(r"(?i)\bor\b", _unquoted(q))) != 1:
         return None
-    wh = re.match(r"(?i)^((?:which|what)\b[^,:]*),\s*(\S.*\bor\b.*)$", q)
-    if wh:  # "Which design is better, A or B?": the options after the comma, the rest their context
-        found = choice(f"{wh.group(1)}: {wh.group(2)}?")
+    def retold(found: Choice | None) -> Choice | None:  # the asking sentence reworded, back among its context
         return found and Choice(question.strip(), found.first, found.second,
                                 *(_in_context(before, text, after) for text in (found.asked, found.swapped)))
+
+    wh = re.match(r"(?i)^((?:which|what)\b[^,:]*),\s*(\S.*\bor\b.*)$", q)
+    if wh:  # "Which design is better, A or B?": the options after the comma, the rest their context
+        return retold(choice(f"{wh.group(1)}: {wh.group(2)}?"))
     left, right = (part.strip(" ,").split(" ") for part in re.split(r"(?i)\s+or\s+", q, maxsplit=1))
     if (left[0].lower() in _VERBS and right[0] in _VERBS and left[0].lower() not in _QUESTION_WORDS
             and not re.match(r"(?i)^(?:which|what)\b", q)):  # "Keep the monolith or split it?": what should we do
-        found = choice(f"Should we {left[0].lower()} {' '.join(left[1:])} or {' '.join(right)}?".replace("  ", " "))
-        return found and Choice(question.strip(), found.first, found.second,
-                                *(_in_context(before, text, after) for text in (found.asked, found.swapped)))
+        return retold(choice(" ".join(["Should we", left[0].lower(), *left[1:], "or", *right]) + "?"))
     asking_word = left[0].lower() in _QUESTION_WORDS
     found = _options(left, right, 2 if asking_word else 0)
     if found is None:
