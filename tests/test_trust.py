@@ -618,6 +618,10 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
                          store=None, seed=1, backends={"scripted": backend}).run()
     assert "direct" not in record.outputs and all(f"QUESTION: {tried}" in r.prefix for r in backend.calls)
     assert (record.jury.guilty_count, record.jury.not_guilty_count) == (3, 2) and "both_ways" not in record.outcome.data
+    # ask_direct finds no direct way to ask a choice, so the options are still put both ways round
+    record = await Trial(new_case("Design A or B?", [mockups]), SETTINGS.with_params("decision", {"ask_direct": True}),
+                         store=None, seed=1, backends={"scripted": ScriptedBackend(script=script)}).run()
+    assert record.outputs["direct"]["jurors"] == [2, 4] and record.verdict.answer == "Yes: choose Design A"
 
 
 @pytest.mark.parametrize("rationale, verb, decision, flagged", [

@@ -376,8 +376,8 @@ class DecisionCourt(Briefs, Procedure):
         direct = next((d for d in directs.values() if d), None)
         if direct:  # the question asked instead, and who was asked it
             court.keep("direct", {"question": direct.question, "verb": direct.verb,
-                                  **({} if p.ask_direct else {"jurors": [n for n, a in enumerate(agents, 1)
-                                                                          if directs[a.name]]})})
+                                  **({} if direct.verb else {"jurors": [n for n, a in enumerate(agents, 1)
+                                                                         if directs[a.name]]})})
         prompts = {}
         for n, a in enumerate(agents, 1):
             labels, numbers = orders[a.name]
@@ -420,7 +420,7 @@ class DecisionCourt(Briefs, Procedure):
 
         # The action the juror's own question asks for ("reject" of "Should the committee reject …?"),
         # for the check that its answer goes where its reasoning went.
-        verb = action_verb(direct.question if direct and p.ask_direct else court.case.question) \
+        verb = action_verb(direct.question if direct and direct.verb else court.case.question) \
             if p.juror_consistency != "off" else ""
 
         def answered(label: str) -> str:  # a vote in the words the juror gave it
@@ -473,7 +473,7 @@ class DecisionCourt(Briefs, Procedure):
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
                              line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'}"
-                                  + (f"; answered {juror.answered} to {'the direct question' if p.ask_direct else 'the options the other way round'}"
+                                  + (f"; answered {juror.answered} to {'the direct question' if direct and direct.verb else 'the options the other way round'}"
                                      if juror.asked else "")
                                   + ("; answered against its own reasoning, which counts)" if juror.against_reasoning else ")"),
                              repaired=answer.repaired)
@@ -648,7 +648,7 @@ class DecisionCourt(Briefs, Procedure):
         answered, as it was asked, and the answer both groups' majorities gave (``lean``), when
         they gave the same one: jurors who answer "yes" to "A rather than B" and to "B rather than
         A" answer the wording, not the evidence. Nothing when the options were not put both ways."""
-        if court.params.ask_direct or not any(j.asked for j in jury.jurors):
+        if "jurors" not in (court.record.outputs.get("direct") or {}):
             return {}
         said = {"guilty": "yes", "not_guilty": "no"}
         groups: dict[str, dict[str, int]] = {"as_asked": {"yes": 0, "no": 0}, "other_way": {"yes": 0, "no": 0}}

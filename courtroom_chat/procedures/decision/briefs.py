@@ -226,8 +226,8 @@ class Briefs:
         p = court.params
         if not plainly(p):
             return None
-        if p.ask_direct:
-            return direct_question(court.case.question)
+        if p.ask_direct and (direct := direct_question(court.case.question)):
+            return direct
         other = swapped(court.case.question) if p.balance_options and number % 2 == 0 else ""
         return Direct(other, "") if other else None
 
