@@ -115,9 +115,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     both = data.get("both_ways") or {}
     if both:
         asked, other = both["as_asked"], both["other_way"]
-        lines.append(f"Options asked both ways round: yes {asked['yes']}, no {asked['no']} as asked; yes {other['yes']}, "
-                     f"no {other['no']} the other way round" + (f" (\"{both['lean']}\" both ways: the answers followed "
-                                                                   "the wording, not the options)" if both["lean"] else ""))
+        lines.append(f"Asked both ways round: yes {asked['yes']}, no {asked['no']} as asked; yes {other['yes']}, "
+                     f"no {other['no']} turned around" + (f" (\"{both['lean']}\" both ways: the answers followed "
+                                                          "the wording, not the evidence)" if both["lean"] else ""))
     against = int(data.get("against_reasoning") or 0)
     if against:
         lines.append(f"Self-contradiction: {against} voter{'s' if against != 1 else ''} answered against "
@@ -147,7 +147,7 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     if held:
         weak.append("a question whose Yes means not going ahead, which this court on this model answers less reliably")
     if both.get("lean"):
-        weak.append(f"jurors answered \"{both['lean']}\" whichever way round the options were put")
+        weak.append(f"jurors answered \"{both['lean']}\" whichever way round the question was put")
     if len(weak) >= 2:
         sentence = f"{weak[0].capitalize()}, and {weak[1]}: treat it as a coin toss."
     elif weak:

@@ -599,7 +599,7 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
     both = {"as_asked": {"yes": 3, "no": 0}, "other_way": {"yes": 0, "no": 2}, "lean": ""}
     assert record.outcome.data["both_ways"] == both  # each group chose Design A: no lean
     sure = how_sure(record.outcome.model_dump(mode="json"))
-    assert "Options asked both ways round: yes 3, no 0 as asked; yes 0, no 2 the other way round" in sure
+    assert "Asked both ways round: yes 3, no 0 as asked; yes 0, no 2 turned around" in sure
     assert not any("whichever way round" in line for line in sure)
     # jurors who answer "yes" both ways round answer the wording: the verdict says so and reads as weak
     yes_both = {f"juror-{n}": [{**prefer_a, "decision": "yes"}] for n in range(1, 6)}
@@ -607,8 +607,8 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
                           backends={"scripted": ScriptedBackend(script=yes_both)}).run()
     assert leaning.outcome.data["both_ways"]["lean"] == "yes"
     sure = how_sure(leaning.outcome.model_dump(mode="json"))
-    assert any('("yes" both ways: the answers followed the wording, not the options)' in line for line in sure)
-    assert 'jurors answered "yes" whichever way round the options were put' in sure[-1]
+    assert any('("yes" both ways: the answers followed the wording, not the evidence)' in line for line in sure)
+    assert 'jurors answered "yes" whichever way round the question was put' in sure[-1]
     # the recorded case runs again as it was tried (its "asked" input is the court's own)
     again = await Trial(record.case, SETTINGS, store=None, seed=1, backends={"scripted": ScriptedBackend(script=script)}).run()
     assert again.case.question == tried and again.verdict.answer == "Yes: choose Design A"
@@ -622,6 +622,33 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
     record = await Trial(new_case("Design A or B?", [mockups]), SETTINGS.with_params("decision", {"ask_direct": True}),
                          store=None, seed=1, backends={"scripted": ScriptedBackend(script=script)}).run()
     assert record.outputs["direct"]["jurors"] == [2, 4] and record.verdict.answer == "Yes: choose Design A"
+
+
+async def test_balance_answers_puts_the_mirror_to_every_second_juror_and_counts_it_the_other_way():
+    """balance_answers: jurors 2 and 4 are asked the question turned around; a juror that reads
+    the evidence as saying merge answers "yes" as asked and "no" turned around, and both count for
+    merging. Its reasoning ("we should merge") is not read as contradicting its "no" there."""
+    from courtroom_chat.case import new_case, pasted_document
+
+    pr = pasted_document("All 1,482 tests pass.\nBoth reviewers approved the change.\n")
+    asked, mirror = "Should I merge PR 12?", "Should I not merge PR 12?"
+    merge = {"reasoning": "All tests pass and both reviewers approved, so we should merge PR 12.", "confidence": 0.8}
+    script = {f"juror-{n}": [{**merge, "decision": "no" if n % 2 == 0 else "yes"}] for n in range(1, 6)}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(new_case(asked, [pr]), SETTINGS.with_params("decision", {"balance_answers": True}), store=None,
+                         seed=1, backends={"scripted": backend}).run()
+    assert record.outputs["direct"] == {"question": mirror, "verb": "", "jurors": [2, 4]}
+    jurors = {r.agent: r for r in backend.calls if r.role == "juror"}
+    assert len(jurors) == 5 and all((f"QUESTION: {mirror}" in jurors[f"juror-{n}"].prefix) == (n % 2 == 0)
+                                    for n in range(1, 6))
+    assert not any(r.problems for r in record.calls if r.role == "juror")  # no contradiction read into "no"
+    assert record.jury.guilty_count == 5 and record.verdict.answer == "Yes: merge PR 12"
+    assert record.outcome.data["both_ways"] == {"as_asked": {"yes": 3, "no": 0}, "other_way": {"yes": 0, "no": 2},
+                                                "lean": ""}
+    # off (the default): every juror is asked the question as it is
+    backend = ScriptedBackend(script=script)
+    record = await Trial(new_case(asked, [pr]), SETTINGS, store=None, seed=1, backends={"scripted": backend}).run()
+    assert "direct" not in record.outputs and (record.jury.guilty_count, record.jury.not_guilty_count) == (3, 2)
 
 
 @pytest.mark.parametrize("rationale, verb, decision, flagged", [

@@ -418,30 +418,33 @@ class DecisionCourt(Briefs, Procedure):
             return {**schema, "properties": {**schema["properties"], "vote": {
                 "type": "string", "enum": [phrases[label] for label in order]}}}
 
-        # The action the juror's own question asks for ("reject" of "Should the committee reject …?"),
-        # for the check that its answer goes where its reasoning went.
-        verb = action_verb(direct.question if direct and direct.verb else court.case.question) \
-            if p.juror_consistency != "off" else ""
+        # The action each juror's own question asks for ("reject" of "Should the committee reject …?"),
+        # for the check that its answer goes where its reasoning went: none for a juror asked the
+        # question turned around (its "no" is the motion's action) or the options the other way.
+        verbs = {name: "" if p.juror_consistency == "off" or (d is not None and not d.verb)
+                 else action_verb(d.question if d is not None else court.case.question) for name, d in directs.items()}
 
         def answered(label: str) -> str:  # a vote in the words the juror gave it
             return PLAIN_ANSWER[label] if plainly(p) else phrases[label]
 
-        def check(reply: JurorReply) -> list[Any]:
-            problems = juror_problems(reply, min_words, phrases)
-            label = reply.label(phrases, spoken)
-            if label not in allowed:  # the vote as asked, or in the motion's words
-                choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
-                problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
-            elif said := argues_against(reply.reasoning, verb, label):
-                problems.append(Problem("juror_contradiction", (
-                    f'your reasoning says "{present.shorten(said, 100)}", yet you answered "{answered(label)}": answer as '
-                    "your reasoning on the evidence concludes")))
-            return problems
+        def checker(verb: str) -> Any:
+            def check(reply: JurorReply) -> list[Any]:
+                problems = juror_problems(reply, min_words, phrases)
+                label = reply.label(phrases, spoken)
+                if label not in allowed:  # the vote as asked, or in the motion's words
+                    choices = ", ".join(f'"{phrases[label]}"' for label in allowed)
+                    problems.append(Problem("juror_vote", f'the vote "{reply.vote}" is none of {choices}; vote with one of them'))
+                elif said := argues_against(reply.reasoning, verb, label):
+                    problems.append(Problem("juror_contradiction", (
+                        f'your reasoning says "{present.shorten(said, 100)}", yet you answered "{answered(label)}": answer '
+                        "as your reasoning on the evidence concludes")))
+                return problems
+            return check
 
         async def sit(agent: Agent, juror: Juror) -> None:
             try:
                 answer = await court.ask(
-                    agent, prompts[agent.name], JurorReply, schema=decoded(agent), check=check,
+                    agent, prompts[agent.name], JurorReply, schema=decoded(agent), check=checker(verbs[agent.name]),
                     inputs={"number": juror.number, "persona": juror.persona, "min_words": max(min_words, 5),
                             "exhibits": [e.model_dump(mode="json") for e in weighed], "motion": prosecution.motion,
                             "votes": phrases},
@@ -456,7 +459,7 @@ class DecisionCourt(Briefs, Procedure):
                 juror.status, juror.error = "failed", str(exc)
             else:
                 other, own = {"act": "do not act", "do not act": "act"}, label  # own: as it answered
-                said = argues_against(answer.value.reasoning, verb, label) if p.juror_consistency == "reasoning" else ""
+                said = argues_against(answer.value.reasoning, verbs[agent.name], label) if p.juror_consistency == "reasoning" else ""
                 court.settle(agent, answer, skip={"juror_vote", "juror_contradiction"} if said else {"juror_vote"})
                 if said:  # asked again, it still answered against its own reasoning: its reasoning counts
                     juror.against_reasoning = f'answered "{answered(label)}", yet its reasoning says "{present.shorten(said, 100)}"'
@@ -473,7 +476,7 @@ class DecisionCourt(Briefs, Procedure):
                 data = juror.model_dump(mode="json")
                 court.finish(agent, juror, markdown=present.juror_markdown(data), title=present.juror_title(data),
                              line=f"{present.juror_title(data)}  (temperature {juror.temperature if juror.temperature is not None else 'none applied'}"
-                                  + (f"; answered {juror.answered} to {'the direct question' if direct and direct.verb else 'the options the other way round'}"
+                                  + (f"; answered {juror.answered} to {'the direct question' if direct and direct.verb else 'the question turned around'}"
                                      if juror.asked else "")
                                   + ("; answered against its own reasoning, which counts)" if juror.against_reasoning else ")"),
                              repaired=answer.repaired)
@@ -644,10 +647,11 @@ class DecisionCourt(Briefs, Procedure):
 
     @staticmethod
     def both_ways(court: Court, jury: Jury) -> dict[str, Any]:
-        """With a choice put to the jurors both ways round (``balance_options``): what each group
-        answered, as it was asked, and the answer both groups' majorities gave (``lean``), when
-        they gave the same one: jurors who answer "yes" to "A rather than B" and to "B rather than
-        A" answer the wording, not the evidence. Nothing when the options were not put both ways."""
+        """With the question put to the jurors both ways round (``balance_options``: a choice's
+        options; ``balance_answers``: the question and its mirror): what each group answered, as
+        it was asked, and the answer both groups' majorities gave (``lean``), when they gave the
+        same one: jurors who answer "yes" to "A rather than B" and to "B rather than A" answer the
+        wording, not the evidence. Nothing when the question was not put both ways."""
         if "jurors" not in (court.record.outputs.get("direct") or {}):
             return {}
         said = {"guilty": "yes", "not_guilty": "no"}

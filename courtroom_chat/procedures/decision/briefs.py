@@ -222,13 +222,19 @@ class Briefs:
         """The question juror ``number`` answers instead of the one asked, its Yes counted as a No
         (plain jurors only): with ``ask_direct``, a question whose Yes means not going ahead, asked
         the direct way; with ``balance_options``, a choice between two options asked the other way
-        round, to every second juror."""
+        round, to every second juror; with ``balance_answers``, any other question turned around
+        (its mirror: "Should I not merge PR 12?"), to every second juror."""
         p = court.params
         if not plainly(p):
             return None
         if p.ask_direct and (direct := direct_question(court.case.question)):
             return direct
-        other = swapped(court.case.question) if p.balance_options and number % 2 == 0 else ""
+        if number % 2:
+            return None
+        options = swapped(court.case.question)
+        other = options if p.balance_options else ""
+        if p.balance_answers and not options:
+            other = parse(court.case.question).mirror_question if parse(court.case.question) else ""
         return Direct(other, "") if other else None
 
     @staticmethod

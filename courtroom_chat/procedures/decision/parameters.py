@@ -96,6 +96,10 @@ class Parameters(BaseModel):
                                                     "other way round, and its answer counts the other way, so a "
                                                     "model's lean to yes or no does not favour the option named "
                                                     "first or second; false: every juror is asked as the question is")
+    balance_answers: bool = Field(False, description="Every second plain juror is asked the question turned "
+                                                     "around (its mirror: \"Should I not merge PR 12?\", \"Should "
+                                                     "ICLR 2017 reject this paper?\") and its answer counts the other "
+                                                     "way, so a model's lean to yes or no favours neither side")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
