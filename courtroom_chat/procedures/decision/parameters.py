@@ -99,7 +99,10 @@ class Parameters(BaseModel):
     balance_answers: bool = Field(False, description="Every second plain juror is asked the question turned "
                                                      "around (its mirror: \"Should I not merge PR 12?\", \"Should "
                                                      "ICLR 2017 reject this paper?\") and its answer counts the other "
-                                                     "way, so a model's lean to yes or no favours neither side")
+                                                     "way. Off: on the 1.5B, jurors asked the question turned "
+                                                     "around followed the evidence 18 times in 72 and the 36 clear "
+                                                     "cases fell from 33 to 31 (2026-11-28); the model answers the "
+                                                     "evidence's mood, not the question")
     shuffle_exhibits: bool = Field(False, description="Each juror reads the exhibits in its own seeded order "
                                                       "(costs the shared prompt cache)")
 
