@@ -760,6 +760,13 @@ def parse(question: str) -> Motion | None:
         rest = second[0].strip(" ,?？").split(" ")[1:] if second else []
         if first.split(" ")[-1].lower() in _SHARED_OBJECT and rest:  # "with or without the flag": the option is "with the flag"
             first = f"{first} {' '.join(rest)}"
+        elif second and not is_chinese(q):  # "Is Plan A or Plan B cheaper?": "Is Plan A cheaper?"
+            words, other = first.split(" "), second[0].strip(" ,?？").split(" ")
+            for n in (2, 1):
+                if (len(other) > n and len(words) > n and other[n - 1][:1].isupper() and words[-1][:1].isupper()
+                        and (n == 1 or other[0] == words[-2])):
+                    first = f"{first} {' '.join(other[n:])}"
+                    break
         example = (f"{first}吗？" if is_chinese(q) else f"{first}?" if first.split(" ")[0].lower() in _QUESTION_WORDS
                    else f"Should we choose {first}?")
         raise MotionError(

@@ -314,6 +314,11 @@ def test_the_refusal_suggests_one_option_as_a_question():
         motion_for("Should we ship the feature with or without the flag?")
     with pytest.raises(MotionError, match="“Should we deploy before the freeze\\?”"):
         motion_for("Should we deploy before or after the freeze?")
+    # the words after the second option go with the first: not "Is Plan A?"
+    with pytest.raises(MotionError, match="“Is Plan A cheaper\\?”"):
+        motion_for("Is Plan A or Plan B cheaper?")
+    with pytest.raises(MotionError, match="“Should Alice lead the project\\?”"):
+        motion_for("Should Alice or Bob lead the project?")
 
 
 # (question, the yes/no question the court tries, Yes answer, No answer, the options the other way round)
