@@ -679,7 +679,7 @@ def choice(question: str) -> Choice | None:
     "Is Plan A or Plan B cheaper?" is refused as before). The asking sentence is rewritten; the
     context around it stays."""
     if is_chinese(question):
-        return None
+        return _zh_choice(question)
     before, asking, after = _parts(question)
     q = _clean(asking)
     if not _choice(q) or len(re.findall(r"(?i)\bor\b", _unquoted(q))) != 1:
@@ -735,6 +735,46 @@ def _rather(q: str) -> Motion | None:
     return Motion(q, yes.yes, no.yes, f"{head} {second} rather than {first}{shared}?")
 
 
+def _zh_options(q: str, word: str) -> tuple[str, str, str] | None:
+    """(head, first option, second option) of a Chinese question with ``word`` (还是, 而不是) once
+    between two options ("我们用方案A还是方案B"): the second is a Latin name ("MySQL" /
+    "PostgreSQL") matched by the Latin word that ends the first, or a few characters matched by
+    as many ("北京" / "上海")."""
+    q = re.sub(r"[吗呢嘛]$", "", q).strip()
+    if q.count(word) != 1:
+        return None
+    left, right = q.split(word)
+    if re.match(r"^[A-Za-z0-9]", right):
+        m = re.search(r"[A-Za-z0-9][A-Za-z0-9 .+#-]*$", left)
+        at = m.start() if m else -1
+    else:
+        at = len(left) - len(right) if len(right) <= 4 else -1
+    if at < 0 or left[at:] == right or re.search(r"[，,、]", left[at:] + right):
+        return None
+    return left[:at], left[at:], right
+
+
+def _zh_choice(question: str) -> Choice | None:
+    """A Chinese choice between two options, asked as one yes/no question: "我们用方案A还是方案B？"
+    → "我们用方案A而不是方案B吗？" (是：我们用方案A / 否：我们用方案B)."""
+    found = _zh_options(_clean(question), "还是")
+    if found is None:
+        return None
+    head, first, second = found
+    head = head or "选择"
+    return Choice(question.strip(), first, second, f"{head}{first}而不是{second}吗？", f"{head}{second}而不是{first}吗？")
+
+
+def _zh_rather(q: str) -> Motion | None:
+    """"我们用方案A而不是方案B吗": a Yes uses 方案A, a No 方案B."""
+    found = _zh_options(q, "而不是")
+    if found is None:
+        return None
+    head, first, second = found
+    return Motion(re.sub(r"[吗呢嘛]$", "", q).strip(), f"{head}{first}", f"{head}{second}",
+                  f"{head}{second}而不是{first}吗？", language="zh")
+
+
 def _in_context(before: str, asking: str, after: str) -> str:
     """An asking sentence put back among its context: after a clause ending ";", ":" or ","
     ("We launch Friday; should we …?") it stays one sentence, its question word lowercased."""
@@ -772,8 +812,8 @@ def parse(question: str) -> Motion | None:
         raise MotionError(
             f"“{question.strip()}” offers a choice between options; the court decides one yes/no question at a "
             f"time: ask about one option, e.g. “{example}”")
-    rather = None if chinese else _rather(q)
-    motion = _chinese(q) if chinese else (rather or _english(q))
+    rather = _zh_rather(q) if chinese else _rather(q)
+    motion = rather or (_chinese(q) if chinese else _english(q))
     if motion is not None and (before or after):  # its mirror keeps the context where it was
         again = motion.mirror_question
         mirror = _in_context(before, again, after) if again else ""
@@ -808,6 +848,9 @@ def swapped(question: str) -> str:
     """The question with its two options the other way round ("Should we use Postgres rather than
     MySQL?" → "Should we use MySQL rather than Postgres?"), its context kept; "" when it does not
     choose between two options."""
+    if is_chinese(question):
+        motion = _zh_rather(_clean(question))
+        return motion.mirror_question if motion else ""
     before, asking, after = _parts(question)
     motion = _rather(_clean(asking))
     return _in_context(before, motion.mirror_question, after) if motion else ""

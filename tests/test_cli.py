@@ -524,6 +524,11 @@ def test_a_one_word_question_is_a_question_and_an_absolute_glob_is_not_called_re
     missing = invoke("run", "Deploy?", tmp_path / "nothing" / "*.txt", "-b", "scripted", "--dry-run")
     line = one_line_error(missing)
     assert "no files match" in line and "relative to" not in line
+    # a Chinese question is a question, with a full-width question mark or none ("… case file not found" before)
+    for question in ("是否上线", "我们用方案A还是方案B？"):
+        result = invoke("run", question, note, "-b", "scripted", "--dry-run")
+        assert result.exit_code == 0, result.output
+    assert "我们用方案A而不是方案B吗？" in result.output and "asked: 我们用方案A还是方案B？" in result.output
 
 
 def test_a_file_named_pdf_that_is_not_one_is_one_line_without_the_readers_noise(runs_dir, tmp_path):

@@ -355,6 +355,10 @@ CHOICES = [
     # which / what, then the options: the options are tried, the rest is their context
     ("What should we use, Kafka or RabbitMQ?", "What should we use: should we choose Kafka rather than RabbitMQ?",
      "Yes: choose Kafka", "No: choose RabbitMQ", "What should we use: should we choose RabbitMQ rather than Kafka?"),
+    # Chinese: 还是 asked as 而不是 … 吗
+    ("我们用方案A还是方案B？", "我们用方案A而不是方案B吗？", "是：我们用方案A", "否：我们用方案B", "我们用方案B而不是方案A吗？"),
+    ("我们用MySQL还是PostgreSQL？", "我们用MySQL而不是PostgreSQL吗？", "是：我们用MySQL", "否：我们用PostgreSQL",
+     "我们用PostgreSQL而不是MySQL吗？"),
     ("We have two mock-ups. Design A or B? Both are costed.",
      "We have two mock-ups. Should we choose Design A rather than Design B? Both are costed.",
      "Yes: choose Design A", "No: choose Design B",
@@ -380,7 +384,7 @@ def test_a_choice_of_two_options_is_tried_as_one_yes_no_question(question, tried
     "Should we host the offsite in Lisbon or Oslo this year?",  # "this year" opens on no preposition
     "Should we use React, Vue or Svelte?",  # three options
     "Should we ship with or without the flag?",  # "with the flag" or not: asked as one option
-    "我们用方案A还是方案B？",
+    "现在迁移还是等到第三季度？",  # options of a length no rule aligns
     "Should I merge PR 12?",  # no choice at all
 ])
 def test_a_choice_the_rules_cannot_split_is_left_to_the_refusal(question):

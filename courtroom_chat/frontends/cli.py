@@ -131,7 +131,9 @@ def _positional_case(args: list[str], question: str | None, context: list[Path])
         raise InputError('the case or question is empty; give a case .json, or the question in quotes: '
                          'courtroom run "Should I …?" EVIDENCE…')
     is_file = Path(first).is_file()
-    asked = first.rstrip().endswith("?")  # "Deploy?": a question of one word, not a file name
+    from ..motion import is_chinese
+
+    asked = first.rstrip().endswith(("?", "？")) or is_chinese(first)  # "Deploy?", "是否上线": a question, not a file name
     if is_file or (not asked and " " not in first.strip()) or first.lower().endswith(".json"):
         if Path(first).is_dir():
             raise InputError(f"{first} is a folder, not a case file; give a case .json, or a quoted question "
