@@ -14,6 +14,9 @@ shape the 1.5B lost on the held-out ten (three Yes, three No; written 2026-11-28
 ``--cases bench/evidence_following/choices.jsonl`` runs six choices between two options ("Should
 we use MongoDB or PostgreSQL?", "Vendor Kestrel or vendor Alder?"), tried as "… rather than …":
 "yes" is the first option, three cases each way (written 2026-11-28).
+``--cases bench/evidence_following/choices-heldout.jsonl`` runs six more choices, written after the
+balanced jurors were measured and before any of them was run (three each way; "Which laptop …,
+the Z13 or the X14?", "BuildFleet or QuickPipe?", "Ship the changes as v2 or change v1 in place?").
 
 Both baselines run unless ``--no-baselines`` is given. (Until 2026-11-25, a bare ``--baselines``
 with no names meant no baselines: the results folders whose command reads so ran the court alone.)
