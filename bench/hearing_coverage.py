@@ -1,0 +1,50 @@
+"""How often the classification court's preliminary hearing puts the gold label among the two it
+proposes: the judges choose between those two, so that share is the court's ceiling.
+
+    python bench/hearing_coverage.py RESULTS.jsonl --runs-dir RUNS [--runs-dir RUNS2]
+
+Reads an evaluation's results and the court trials stored in the runs folders (trials not found
+there are left out and counted). Prints, over the trials found: the gold among the hearing's two
+labels, the court right on those, and one call (``single``) right overall and where the hearing
+had the gold. Figures only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from stored import arguments, court_trials  # noqa: E402
+
+
+def main() -> None:
+    paths, stores = arguments(__doc__)
+    for path in paths:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        single = {r["item"]: r for r in rows if r["method"] == "single"}
+        courts = sum(r["method"] == "court" for r in rows)
+        found = covered = court_right = single_right = single_covered = 0
+        for row, record in court_trials(path, stores):
+            hearing = record.outputs.get("hearing") or {}
+            two = {hearing.get("first"), hearing.get("second")}
+            found += 1
+            inside = row["gold"] in two
+            covered += inside
+            court_right += inside and row["predicted"] == row["gold"]
+            one = single.get(row["item"])
+            if one is not None and one["predicted"] == one["gold"]:
+                single_right += 1
+                single_covered += inside
+        print(f"{path}: {found} court trials found of {courts}")
+        if found:
+            print(f"  gold among the hearing's two labels: {covered}/{found} ({covered / found:.0%}), the court's ceiling")
+            print(f"  court right: {court_right}/{found}; of the {covered} with the gold in the running, {court_right}")
+            print(f"  one call right: {single_right}/{found}; {single_covered} of them where the hearing had the gold")
+
+
+if __name__ == "__main__":
+    main()
