@@ -32,7 +32,6 @@ from ..case import Case
 from ..config import ModelSpec, Settings
 from ..cost import call_cost
 from ..errors import CourtroomError
-from ..motion import choice
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
 from ..records import CallRecord, RunRecord, Usage
@@ -360,8 +359,10 @@ class Baselines:
         backend = self.pool.get(self.spec(method))
         if self.answer is not None:
             return self.own_request(method, case, number, temperature, seed)
-        if (self.procedure or "decision") == "decision" and (options := choice(case.question)):
-            case = case.model_copy(update={"question": options.asked})  # asked as the court tries it
+        if (self.procedure or "decision") == "decision":
+            from ..procedures import get
+
+            case = get("decision").prepare(case)  # the question as the court tries it (a choice reworded)
         choosing = bool(labels)
         base, k = baseline_of(method) or (method, None)
         shots = self.precedents(case, seed, k) if choosing else ""

@@ -9,7 +9,7 @@ from typing import Any
 from ... import plain as plain_call
 from ...court import Agent, Court
 from ...evidence import quote_choices
-from ...motion import Direct, Motion, direct_question, from_phrase, motion_problems, parse, swapped
+from ...motion import Direct, Motion, direct_question, from_phrase, motion_for, motion_problems, parse, swapped
 from ..base import literal_pattern
 from .records import Defense, Exhibit, Prosecution
 
@@ -234,7 +234,7 @@ class Briefs:
         options = swapped(court.case.question)
         other = options if p.balance_options else ""
         if p.balance_answers and not options:
-            other = parse(court.case.question).mirror_question if parse(court.case.question) else ""
+            other = motion_for(court.case.question).mirror_question
         return Direct(other, "") if other else None
 
     @staticmethod
