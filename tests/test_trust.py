@@ -594,6 +594,8 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
     assert all(f"QUESTION: {tried}" in r.prefix for r in backend.calls if r.role != "juror")
     assert record.jury.guilty_count == 5 and record.verdict.answer == "Yes: choose Design A"
     assert [j.answered for j in record.jury.jurors] == ["", "no", "", "no", ""]
+    # the verdict names the option chosen, not the vote's "act"
+    assert "**Decision:** choose Design A · decided by" in record.outcome.markdown
     card = present.juror_markdown(record.jury.jurors[1].model_dump(mode="json"))
     assert f"Asked instead: *{other_way}* · answered no, which counts as" in card and "**Vote: act**" in card
     both = {"as_asked": {"yes": 3, "no": 0}, "other_way": {"yes": 0, "no": 2}, "lean": ""}

@@ -21,7 +21,7 @@ from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
-from ...motion import action_verb, choice, motion_problems, parse
+from ...motion import action_verb, choice, motion_problems, parse, swapped
 from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from .. import deliberation
@@ -637,13 +637,21 @@ class DecisionCourt(Briefs, Procedure):
             answer=verdict.answer, label=verdict.decision, polarity=POLARITY[verdict.decision],  # type: ignore[arg-type]
             decided_by=present.decided_by(verdict.decided_by == "jury", judge_spoke),
             confidences=confidences(verdict, jury, judge_spoke), partial=jury.voted < jury.seated,
-            markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke),
+            markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke,
+                                          self.decision_words(court, prosecution, verdict.decision)),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision,
                   **deliberation.order_data(court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote]
                                                     for j in jury.jurors if j.vote}, court.params.vote_labels(), "jurors"),
                   **self.both_ways(court, jury)},
         ))
+
+    def decision_words(self, court: Court, prosecution: Prosecution, decision: str) -> str:
+        """A choice's decision in its option's words ("choose Design B"): "act" / "do not act" is the
+        vote's vocabulary, which says nothing about which option was chosen. Other questions keep it."""
+        if decision not in POLARITY or not swapped(court.case.question):
+            return ""
+        return self.motion(court, prosecution).phrase(POLARITY[decision])
 
     @staticmethod
     def both_ways(court: Court, jury: Jury) -> dict[str, Any]:

@@ -112,15 +112,16 @@ def decided_by(by_jury: bool, judge_spoke: bool) -> str:
 
 
 def verdict_body(verdict: dict[str, Any], split: str, voted: int, seated: int, exhibits_effects: str = "",
-                 judge_spoke: bool = False) -> str:
+                 judge_spoke: bool = False, decision_words: str = "") -> str:
     """The verdict under its plain answer: decision, rationale, actions, the jury, the exhibits, the reasoning.
 
     ``judge_spoke``: the judge wrote a ruling on a decision the jury's majority made (rule =
-    majority), so the reasoning is the judge's even though the jury decided."""
+    majority), so the reasoning is the judge's even though the jury decided. ``decision_words``:
+    what the decision is called instead of "act" / "do not act" (a choice's option: "choose Design B")."""
     by_jury = verdict.get("decided_by") == "jury"
     how = f"decided by {decided_by(by_jury, judge_spoke)}" + ("" if judge_spoke or not by_jury else " (no judge's ruling)")
     lines = [
-        f"**Decision:** {DECISION_LABEL[verdict['decision']]} · " + (how if by_jury else "ruled by the judge"),
+        f"**Decision:** {decision_words or DECISION_LABEL[verdict['decision']]} · " + (how if by_jury else "ruled by the judge"),
         "",
         f"**Rationale:** {verdict['rationale']}",
     ]
