@@ -1,7 +1,7 @@
 """Does the jury follow the evidence? The jury stage alone, on the twenty clear-cut decisions
 of bench/evidence_following, with everything else held still.
 
-    python bench/jury_following.py --model qwen2.5-coder-1.5b [--param jury_asks=question] [--limit N]
+    python bench/jury_following.py --model qwen2.5-coder-1.5b [--param jury_asks=question] [--cases F.jsonl] [--limit N]
 
 The prosecutor, the defense and the judge run on the scripted backend (their demo replies:
 verified quotes from the evidence, the same for every variant), and only the jurors run on the
@@ -62,6 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
     add_param_option(parser)
+    parser.add_argument("--cases", default=str(CASES), help="a .jsonl of clear cases (default: the twenty)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs-dir", default=None, help="default: bench/results/jury-following-runs/<params>")
@@ -77,7 +78,7 @@ def main() -> None:
         "local": local,
     })
     started = time.perf_counter()
-    ev = evaluate(str(CASES), baselines=[], limit=args.limit, seed=args.seed, settings=settings, progress=True)
+    ev = evaluate(args.cases, baselines=[], limit=args.limit, seed=args.seed, settings=settings, progress=True)
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["method"] == "court" and r.get("framing") != "mirror"]
     jurors = jury_rows(RunStore(runs_dir), rows)

@@ -73,6 +73,7 @@ suspend switch take terminate test tell trust try turn unblock unfreeze update u
 warrant withdraw work write
 affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
 lead manage win learn mentor regress identify expect know want resolve breach serve see own beat
+pause halt defer abandon scrap shelve proceed resume discontinue
 """.split())
 
 # Words that open the predicate of "Is <subject> <predicate>?".
