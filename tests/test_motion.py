@@ -352,6 +352,11 @@ CHOICES = [
      "No: split it", "Should we split it rather than keep the monolith?"),
     ("Merge or close the PR?", "Should we merge the PR rather than close the PR?", "Yes: merge the PR",
      "No: close the PR", "Should we close the PR rather than merge the PR?"),
+    # both options a verb phrase with the same preposition: the second opens on its own verb
+    ("Should we pause hiring for the support team or continue hiring for the support team?",
+     "Should we pause hiring for the support team rather than continue hiring for the support team?",
+     "Yes: pause hiring for the support team", "No: continue hiring for the support team",
+     "Should we continue hiring for the support team rather than pause hiring for the support team?"),
     # which / what, then the options: the options are tried, the rest is their context
     ("What should we use, Kafka or RabbitMQ?", "What should we use: should we choose Kafka rather than RabbitMQ?",
      "Yes: choose Kafka", "No: choose RabbitMQ", "What should we use: should we choose RabbitMQ rather than Kafka?"),
