@@ -922,6 +922,27 @@ def direct_question(question: str) -> Direct | None:
     return Direct(_in_context(before, direct, after), verb)
 
 
+def held_back_choice(question: str) -> Choice | None:
+    """A question whose Yes means not going ahead, tried as the choice it is between holding back
+    and going ahead: "Should we cancel our contract with X?" → "Should we cancel our contract with
+    X rather than keep our contract with X?" (a Yes cancels it, a No keeps it). None when
+    :func:`direct_question` finds no safe way to say going ahead, or the rules cannot read the
+    choice back. English only (the rules that hold back are English)."""
+    direct = direct_question(question)
+    if direct is None:
+        return None
+    before, asking, after = _parts(question)
+    ours, theirs = _clean(asking).rstrip("?").split(" "), _clean(_parts(direct.question)[1]).rstrip("?").split(" ")
+    same = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), None)
+    if not same:
+        return None
+    head, first, second = " ".join(ours[:same]), " ".join(ours[same:]), " ".join(theirs[same:])
+    asked, other = f"{head} {first} rather than {second}?", f"{head} {second} rather than {first}?"
+    if _rather(asked) is None or swapped(asked) != other:
+        return None
+    return Choice(question.strip(), first, second, _in_context(before, asked, after), _in_context(before, other, after))
+
+
 def motion_for(question: str) -> Motion:
     """The motion by rule, or an unformed one (bare Yes/No answers, no mirror) when no rule fits;
     a procedure with a model asks it for the motion instead (:func:`from_phrase`)."""

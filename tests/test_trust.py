@@ -507,15 +507,38 @@ def test_a_question_that_holds_back_is_asked_the_direct_way(question, direct):
     assert holds_back(found.question) == ""  # asked the direct way, it no longer holds back
 
 
+@pytest.mark.parametrize("question, tried, yes, no", [
+    ("Should we cancel our contract with Brightline Couriers?",
+     "Should we cancel our contract with Brightline Couriers rather than keep our contract with Brightline Couriers?",
+     "Yes: cancel your contract with Brightline Couriers", "No: keep your contract with Brightline Couriers"),
+    ("Should we delay the mobile app 5.0 release to next month?",
+     "Should we delay the mobile app 5.0 release to next month rather than go ahead with the mobile app 5.0 release as planned?",
+     "Yes: delay the mobile app 5.0 release to next month", "No: go ahead with the mobile app 5.0 release as planned"),
+    ("Should the committee reject the proposal?", "Should the committee reject the proposal rather than accept the proposal?",
+     "Yes: the committee should reject the proposal", "No: the committee should accept the proposal"),
+    ("The vendor missed two deadlines. Should we halt the rollout now? It is at 10%.",
+     "The vendor missed two deadlines. Should we halt the rollout now rather than continue the rollout as planned? It is at 10%.",
+     "Yes: halt the rollout now", "No: continue the rollout as planned"),
+])
+def test_a_question_that_holds_back_is_the_choice_between_holding_back_and_going_ahead(question, tried, yes, no):
+    from courtroom_chat.motion import asked, held_back_choice, motion_for, swapped
+
+    found = held_back_choice(question)
+    assert found is not None and found.question == question and found.asked == tried
+    m = motion_for(asked(tried)[1])
+    assert (m.answer("yes"), m.answer("no")) == (yes, no)
+    assert found.swapped == swapped(tried) and swapped(found.swapped) == tried  # the options the other way round
+
+
 @pytest.mark.parametrize("question", [
     "Should I merge PR 12?", "Should we skip the retro?",  # no hold-back, or no safe counterpart
     "Should we cancel the cancel button?",  # the verb twice: no safe rewrite
     "Design A or B?", "Should we stop, or continue?",
 ])
 def test_no_direct_question_where_no_rule_turns_it_safely(question):
-    from courtroom_chat.motion import direct_question
+    from courtroom_chat.motion import direct_question, held_back_choice
 
-    assert direct_question(question) is None
+    assert direct_question(question) is None and held_back_choice(question) is None
 
 
 async def test_jurors_answer_the_direct_question_and_their_answers_count_the_other_way():
