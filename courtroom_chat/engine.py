@@ -55,7 +55,7 @@ class Trial:
         # inputs it does not read fail here (a misspelt --input, another procedure's case); then the
         # structured input it reads into the evidence (a transcript)
         asked = case.question
-        case = self.procedure.take(case)
+        case = self.procedure.take(case, self.params)
         self.asked = asked if case.question != asked else ""  # tried reworded ("Design A or B?")
         self.procedure.check_case(case)  # a question it cannot try ("Design A or B?") fails here
         if mirror and not motion_for(case.question).mirror_question:

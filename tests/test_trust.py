@@ -649,6 +649,33 @@ async def test_a_choice_is_tried_as_one_question_and_every_second_juror_hears_th
     assert record.outputs["direct"]["jurors"] == [2, 4] and record.verdict.answer == "Yes: choose Design A"
 
 
+async def test_hold_back_as_choice_tries_a_question_that_holds_back_as_holding_back_rather_than_going_ahead():
+    """hold_back_as_choice: "Should we cancel our contract with Brightline Couriers?" is tried as the
+    choice between cancelling and keeping it, answered in the option's words, every second juror
+    asked the options the other way round; off (the default), the question is tried as asked."""
+    from courtroom_chat.case import new_case, pasted_document
+
+    review = pasted_document("41% of deliveries arrived late. The contract can be cancelled with no fee.\n")
+    question = "Should we cancel our contract with Brightline Couriers?"
+    tried = ("Should we cancel our contract with Brightline Couriers rather than keep our contract with "
+             "Brightline Couriers?")
+    other_way = ("Should we keep our contract with Brightline Couriers rather than cancel our contract with "
+                 "Brightline Couriers?")
+    cancel = {"reasoning": "Deliveries are late and cancelling costs nothing.", "confidence": 0.8}
+    script = {f"juror-{n}": [{**cancel, "decision": "no" if n % 2 == 0 else "yes"}] for n in range(1, 6)}
+    backend = ScriptedBackend(script=script)
+    settings = SETTINGS.with_params("decision", {"hold_back_as_choice": True})
+    record = await Trial(new_case(question, [review]), settings, store=None, seed=1, backends={"scripted": backend}).run()
+    assert record.case.question == tried and record.case.inputs == {"asked": question}
+    assert record.outputs["direct"] == {"question": other_way, "verb": "", "jurors": [2, 4]}
+    assert record.jury.guilty_count == 5 and record.verdict.answer == "Yes: cancel your contract with Brightline Couriers"
+    assert "**Decision:** cancel your contract with Brightline Couriers · decided by" in record.outcome.markdown
+    # the default: tried as asked
+    record = await Trial(new_case(question, [review]), SETTINGS, store=None, seed=1,
+                         backends={"scripted": ScriptedBackend(script=script)}).run()
+    assert record.case.question == question and "asked" not in record.case.inputs and "direct" not in record.outputs
+
+
 async def test_balance_answers_puts_the_mirror_to_every_second_juror_and_counts_it_the_other_way():
     """balance_answers: jurors 2 and 4 are asked the question turned around; a juror that reads
     the evidence as saying merge answers "yes" as asked and "no" turned around, and both count for

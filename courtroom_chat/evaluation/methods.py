@@ -362,7 +362,8 @@ class Baselines:
         if (self.procedure or "decision") == "decision":
             from ..procedures import get
 
-            case = get("decision").prepare(case)  # the question as the court tries it (a choice reworded)
+            # the question as the court tries it (a choice reworded)
+            case = get("decision").prepare(case, self.settings.procedure_params("decision"))
         choosing = bool(labels)
         base, k = baseline_of(method) or (method, None)
         shots = self.precedents(case, seed, k) if choosing else ""

@@ -141,7 +141,8 @@ DECODING_AT_FIRST = {"dry_last_n": 64, "dry_multiplier": 0.8, "dry_allowed_lengt
 # parameter, defaults included; compare_shots came after the classification court's first runs.)
 PARAMETERS_ADDED = {"classification": {"compare_shots": ""}, "decision": {"ruling_facts": False, "spell_answers": False,
                                                                   "ask_direct": False, "juror_consistency": "off",
-                                                                  "balance_options": True, "balance_answers": False}}
+                                                                  "balance_options": True, "balance_answers": False,
+                                                                  "hold_back_as_choice": False}}
 # (balance_options acts on questions that choose between two options, which no stored evaluation
 # holds: before it, such questions were refused, so True does there what the court did before.)
 

@@ -159,12 +159,12 @@ class Procedure:
                     texts.append(entry.read_text(encoding="utf-8"))
         return texts
 
-    def take(self, case: Case) -> Case:
+    def take(self, case: Case, params: Any = None) -> Case:
         """The case as this procedure tries it: its inputs checked (``check_inputs``), then
         ``prepare``d. The inputs ``prepare`` writes are marked the court's own
         (``Case.derived_inputs``), so a re-run of the recorded case is not refused for them."""
         self.check_inputs(case)
-        prepared = self.prepare(case)
+        prepared = self.prepare(case, params)
         given = sorted(k for k in self.prepared_inputs if k in case.inputs and k not in case.derived_inputs
                        and prepared.inputs.get(k, _ABSENT) != case.inputs[k])
         if given:  # the court writes these itself (a re-run of a recorded case gives back what it wrote)
@@ -224,11 +224,12 @@ class Procedure:
                 best = (name, covered)
         return best
 
-    def prepare(self, case: Case) -> Case:
+    def prepare(self, case: Case, params: Any = None) -> Case:
         """The case as this procedure tries it, before anything else reads it: a procedure may
         read a structured input into the evidence (a trial transcript's JSON rendered as the
         text every agent quotes and the verifier checks). Raise a CaseError for input it cannot
-        read. The default is the case unchanged."""
+        read. ``params``: the procedure's parameters for this trial (None: its defaults). The
+        default is the case unchanged."""
         return case
 
     @classmethod

@@ -21,7 +21,7 @@ from ...court import Agent, Court
 from ...errors import BackendError, BudgetExceeded, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
-from ...motion import action_verb, choice, motion_problems, parse, swapped
+from ...motion import action_verb, choice, held_back_choice, motion_problems, parse, swapped
 from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from .. import deliberation
@@ -130,11 +130,15 @@ class DecisionCourt(Briefs, Procedure):
         stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]
         return court.agent(role, role, role.capitalize(), stage, temperature=temperature)
 
-    def prepare(self, case: Case) -> Case:
+    def prepare(self, case: Case, params: Any = None) -> Case:
         """A question choosing between two options is tried as one yes/no question ("Design A or
         B?" as "Should we choose Design A rather than Design B?": a Yes is Design A, a No Design
-        B), the question as asked kept in the ``asked`` input."""
+        B), the question as asked kept in the ``asked`` input. With ``hold_back_as_choice``, so is
+        a question whose Yes means not going ahead ("Should we cancel X?" as "Should we cancel X
+        rather than keep X?")."""
         options = choice(case.question)
+        if options is None and (params or Parameters()).hold_back_as_choice:
+            options = held_back_choice(case.question)
         if options is None:
             return case
         return case.model_copy(update={"question": options.asked, "inputs": {**case.inputs, "asked": options.question}})

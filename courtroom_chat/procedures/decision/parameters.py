@@ -96,6 +96,12 @@ class Parameters(BaseModel):
                                                     "other way round, and its answer counts the other way, so a "
                                                     "model's lean to yes or no does not favour the option named "
                                                     "first or second; false: every juror is asked as the question is")
+    hold_back_as_choice: bool = Field(False, description="A question whose Yes means not going ahead (\"Should we "
+                                                        "cancel our contract with X?\") is tried as the choice between "
+                                                        "holding back and going ahead (\"Should we cancel our contract "
+                                                        "with X rather than keep our contract with X?\"), answered "
+                                                        "\"Yes: cancel …\" / \"No: keep …\"; with balance_options, "
+                                                        "every second plain juror hears the options the other way round")
     balance_answers: bool = Field(False, description="Every second plain juror is asked the question turned "
                                                      "around (its mirror: \"Should I not merge PR 12?\", \"Should "
                                                      "ICLR 2017 reject this paper?\") and its answer counts the other "

@@ -157,7 +157,7 @@ class SupremeCourt(Procedure):
 
     # ---------------------------------------------------------------- the case
 
-    def prepare(self, case: Case) -> Case:
+    def prepare(self, case: Case, params: Any = None) -> Case:
         return transcript.read(case)[0]
 
     def check_case(self, case: Case) -> None:
