@@ -139,7 +139,7 @@ DECODING_AT_FIRST = {"dry_last_n": 64, "dry_multiplier": 0.8, "dry_allowed_lengt
 # what the procedure did before: at that value a parameter is left out of the evaluation id, so a
 # stored evaluation resumes instead of starting again under a new id. (The id hashes every
 # parameter, defaults included; compare_shots came after the classification court's first runs.)
-PARAMETERS_ADDED = {"classification": {"compare_shots": ""}, "decision": {"ruling_facts": False, "spell_answers": False,
+PARAMETERS_ADDED = {"classification": {"compare_shots": "", "second_label": "stated"}, "decision": {"ruling_facts": False, "spell_answers": False,
                                                                   "ask_direct": False, "juror_consistency": "off",
                                                                   "balance_options": True, "balance_answers": False,
                                                                   "hold_back_as_choice": False}}

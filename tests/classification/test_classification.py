@@ -276,6 +276,40 @@ async def test_sampled_hearings_mark_an_ambiguous_text():
     assert steady.outcome.data["ambiguous"] is False
 
 
+async def test_the_second_label_can_come_from_the_sampled_hearings():
+    """second_label = "sampled": the label the sampled hearings put on top most often besides the
+    first, else the alternative the hearings named most often; "stated" (the default) keeps the
+    first hearing's alternative."""
+    tops = ["anger", "anger", "sadness", "fear", "sadness"]
+    script = {"magistrate": [{"reasoning": "r", "top": t, "alternative": "joy"} for t in tops]}
+    record = await trial(case(), settings(judges=1, ambiguity_samples=5, second_label="sampled"), script)
+    assert record.outputs["hearing"]["second"] == "sadness" and record.outputs["hearing"]["second_from"] == "samples"
+    assert {record.outputs["sides"][side] for side in ("prosecutor", "attorney")} == {"anger", "sadness"}
+    stated = await trial(case(), settings(judges=1, ambiguity_samples=5), script)
+    assert stated.outputs["hearing"]["second"] == "joy" and "second_from" not in stated.outputs["hearing"]
+
+
+@pytest.mark.parametrize(("heard", "second"), [
+    ([("anger", "joy"), ("anger", "joy"), ("fear", "joy"), ("sadness", "joy"), ("sadness", "joy")], ("sadness", "samples")),
+    ([("anger", "joy"), ("fear", "joy"), ("sadness", "joy")], ("fear", "samples")),  # a tie: the one sampled first
+    ([("anger", "joy"), ("anger", "fear"), ("anger", "fear")], ("fear", "alternatives")),  # every sample agrees
+    ([("anger", "joy"), ("anger", "fear"), ("anger", "joy")], ("joy", "stated")),
+])
+def test_sampled_second_reads_the_samples_then_the_alternatives(heard, second):
+    from courtroom_chat.procedures.classification import sampled_second
+
+    assert sampled_second("anger", heard) == second
+
+
+def test_a_sampled_second_label_without_sampled_hearings_is_refused_in_one_line(tmp_path, runs_dir):
+    config = tmp_path / "c.toml"
+    config.write_text('[procedures.classification]\nsecond_label = "sampled"\n')
+    result = CliRunner().invoke(app, ["run", "-p", "classification", "-q", EMOTIONS, "-c", "-", "--dry-run",
+                                      "--config", str(config), "--runs-dir", str(runs_dir)], input=TEXT)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert 'second_label = "sampled" reads the sampled hearings, but ambiguity_samples is 0' in result.output
+
+
 async def test_the_dry_run_plans_the_hearing_both_counsels_and_every_judge():
     events = []
     await Trial(case(), settings(judges=5, mode="sequential"), store=None, dry_run=True).run(events.append)
