@@ -101,7 +101,10 @@ class Parameters(BaseModel):
                                                         "holding back and going ahead (\"Should we cancel our contract "
                                                         "with X rather than keep our contract with X?\"), answered "
                                                         "\"Yes: cancel …\" / \"No: keep …\"; with balance_options, "
-                                                        "every second plain juror hears the options the other way round")
+                                                        "every second plain juror hears the options the other way round. "
+                                                        "Off by default: on 14 clear cases of that shape (six held out) "
+                                                        "the 1.5B court followed the evidence in 10 against 9 as asked, "
+                                                        "juror votes 41 of 70 against 42 (2026-11-29)")
     balance_answers: bool = Field(False, description="Every second plain juror is asked the question turned "
                                                      "around (its mirror: \"Should I not merge PR 12?\", \"Should "
                                                      "ICLR 2017 reject this paper?\") and its answer counts the other "
