@@ -301,15 +301,6 @@ def test_sampled_second_reads_the_samples_then_the_alternatives(heard, second):
     assert sampled_second("anger", heard) == second
 
 
-def test_a_sampled_second_label_without_sampled_hearings_is_refused_in_one_line(tmp_path, runs_dir):
-    config = tmp_path / "c.toml"
-    config.write_text('[procedures.classification]\nsecond_label = "sampled"\n')
-    result = CliRunner().invoke(app, ["run", "-p", "classification", "-q", EMOTIONS, "-c", "-", "--dry-run",
-                                      "--config", str(config), "--runs-dir", str(runs_dir)], input=TEXT)
-    assert result.exit_code == 2 and "Traceback" not in result.output
-    assert 'second_label = "sampled" reads the sampled hearings, but ambiguity_samples is 0' in result.output
-
-
 async def test_the_dry_run_plans_the_hearing_both_counsels_and_every_judge():
     events = []
     await Trial(case(), settings(judges=5, mode="sequential"), store=None, dry_run=True).run(events.append)
@@ -436,13 +427,17 @@ async def test_compare_precedents_is_not_run_again_by_fragility_and_is_planned_b
     assert len(again) == 3 and not any(c.agent.endswith("-random") for c in again)
 
 
-def test_compare_precedents_without_precedents_is_refused_in_one_line(tmp_path, runs_dir):
+@pytest.mark.parametrize(("setting", "message"), [
+    ("compare_precedents = true", "compare_precedents compares two ways of choosing precedents, but precedents = 0"),
+    ('second_label = "sampled"', 'second_label = "sampled" reads the sampled hearings, but ambiguity_samples is 0'),
+])
+def test_a_setting_that_needs_another_is_refused_in_one_line(tmp_path, runs_dir, setting, message):
     config = tmp_path / "c.toml"
-    config.write_text("[procedures.classification]\ncompare_precedents = true\n")
+    config.write_text(f"[procedures.classification]\n{setting}\n")
     result = CliRunner().invoke(app, ["run", "-p", "classification", "-q", EMOTIONS, "-c", "-", "--dry-run",
                                       "--config", str(config), "--runs-dir", str(runs_dir)], input=TEXT)
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "compare_precedents compares two ways of choosing precedents, but precedents = 0" in result.output
+    assert message in result.output
 
 
 async def test_compare_shots_seats_benches_reading_other_numbers_of_precedents(tmp_path, monkeypatch):
