@@ -896,6 +896,19 @@ def direct_question(question: str) -> Direct | None:
     The decision court's ``ask_direct`` puts it to the jurors. Measured on the 1.5B (2026-11-28):
     it moved the misses on such questions to the other side without removing them (the model
     leans No on them in either framing)."""
+    turned = _going_ahead(question)
+    if turned is None:
+        return None
+    before, head, _, going, after, verb = turned
+    return Direct(_in_context(before, f"{head}{going}?", after), verb)
+
+
+def _going_ahead(question: str) -> tuple[str, str, str, str, str, str] | None:
+    """The parts of a question whose Yes means not going ahead, and of the same question asked as
+    going ahead: (context before, the asking sentence's head, what holding back is, what going
+    ahead is, context after, the verb that holds back): "Should we cancel our contract with X?"
+    → ("", "Should we ", "cancel our contract with X", "keep our contract with X", "", "cancel").
+    None when no rule turns it safely (see :func:`direct_question`)."""
     verb = holds_back(question)
     if verb not in _GO_AHEAD:
         return None
@@ -905,6 +918,7 @@ def direct_question(question: str) -> Direct | None:
         return None
     at = found[0]
     head, tail = asking[:at.start()], re.sub(r"[?？!.\s]+$", "", asking[at.end():])
+    held = head and re.sub(r"[?？!.\s]+$", "", asking[at.start():])
     planned, dropped = "", ""
     cut = (_LATER if verb in _ON_TIME else _EARLY).search(tail)
     if cut:  # the new date, or "early": going ahead is going ahead as planned
@@ -914,33 +928,29 @@ def direct_question(question: str) -> Direct | None:
     if not tail.strip():
         return None
     go = _GO_AHEAD[verb]
-    go = go[:1].upper() + go[1:] if asking[at.start()].isupper() else go
-    direct = f"{head}{go}{tail}{planned}?"
+    going = f"{go[:1].upper() + go[1:] if asking[at.start()].isupper() else go}{tail}{planned}"
+    direct = f"{head}{going}?"
     if parse(direct) is None or holds_back(direct) or [t for t in named_terms(asking)
                                                        if t not in direct and t not in dropped]:
         return None
-    return Direct(_in_context(before, direct, after), verb)
+    return before, head, held, going, after, verb
 
 
 def held_back_choice(question: str) -> Choice | None:
     """A question whose Yes means not going ahead, tried as the choice it is between holding back
     and going ahead: "Should we cancel our contract with X?" → "Should we cancel our contract with
     X rather than keep our contract with X?" (a Yes cancels it, a No keeps it). None when
-    :func:`direct_question` finds no safe way to say going ahead, or the rules cannot read the
-    choice back. English only (the rules that hold back are English)."""
-    direct = direct_question(question)
-    if direct is None:
+    :func:`direct_question` finds no safe way to say going ahead, the question has no words
+    before its verb, or the rules cannot read the choice back. English only (the rules that hold
+    back are English)."""
+    turned = _going_ahead(question)
+    if turned is None or not turned[2]:
         return None
-    before, asking, after = _parts(question)
-    ours, theirs = _clean(asking).rstrip("?").split(" "), _clean(_parts(direct.question)[1]).rstrip("?").split(" ")
-    same = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), None)
-    if not same:
-        return None
-    head, first, second = " ".join(ours[:same]), " ".join(ours[same:]), " ".join(theirs[same:])
-    asked, other = f"{head} {first} rather than {second}?", f"{head} {second} rather than {first}?"
+    before, head, held, going, after, _ = turned
+    asked, other = f"{head}{held} rather than {going}?", f"{head}{going} rather than {held}?"
     if _rather(asked) is None or swapped(asked) != other:
         return None
-    return Choice(question.strip(), first, second, _in_context(before, asked, after), _in_context(before, other, after))
+    return Choice(question.strip(), held, going, _in_context(before, asked, after), _in_context(before, other, after))
 
 
 def motion_for(question: str) -> Motion:
