@@ -857,6 +857,40 @@ def swapped(question: str) -> str:
     return _in_context(before, motion.mirror_question, after) if motion else ""
 
 
+# Words of a case at law: a question with one of them is about a charge, a claim or a case, even
+# when its asker is "I" or "we" ("Should we convict Tom Reed of burglary?", "Can I sue my landlord?").
+_LEGAL = re.compile(
+    r"(?i)\b(?:guilt\w*|innocen\w*|charg\w*|accus\w*|defendant\w*|plaintiff\w*|claimant\w*|petitioner\w*|"
+    r"respondent\w*|convict\w*|acquit\w*|liab\w*|sue|sued|suing|lawsuit\w*|offen[cs]\w*|crim\w*|sentenc\w*|"
+    r"prosecut\w*|indict\w*|court\w*|law|laws|lawful\w*|unlawful\w*|legal\w*|illegal\w*|statut\w*|"
+    r"section|article|act|verdict\w*|damages|breach\w*|negligen\w*|tort\w*|theft|thie\w*|steal\w*|stole\w*|"
+    r"murder\w*|homicid\w*|assault\w*|fraud\w*|burglar\w*|robb\w*|rape\w*|kill\w*|arrest\w*|police|bail|"
+    r"appeal\w*|justice\w*|judg\w*|jury|juror\w*|evidence|testimon\w*|witness\w*|trial\w*|custody|"
+    r"penal\w*|punish\w*|fine|fined|prison\w*|jail\w*|probation|parole|ipc|bns|crpc|ruling\w*|affirm\w*|"
+    r"overturn\w*|uph[eo]l\w*|remand\w*|quash\w*|lawyer\w*|attorney\w*|counsel|litig\w*|tribunal\w*|"
+    r"magistrate\w*|hearing\w*)\b"
+    r"|罪|被告|指控|判处|判决|刑|起诉|诉讼|原告|赔偿|法院|违法|犯")
+_ZH_ASKER = re.compile(r"^(?:我们|咱们|我)(?:是否|应该|应当|要不要|该不该|能否|能不能|可以|可不可以|该|要)")
+
+
+def asks_what_to_do(question: str) -> bool:
+    """Whether the question asks what its asker should do, not about a case at law: "Should I merge
+    PR #214 now?", "Publish this essay now?", "Design A or B?", "我们是否应该发布3.0版本？", with no word
+    of a charge, a claim or a trial in it. A court that tries charges or legal disputes refuses
+    such a question rather than try it as the charge (conservative: anything else is let through)."""
+    if _LEGAL.search(question):
+        return False
+    asking = uncontracted(asked(question)[1]).strip()
+    if is_chinese(asking):
+        return bool(_ZH_ASKER.match(asking))
+    words = asking.split(" ")
+    if words[0].lower() in _QUESTION_WORDS and _user_subject(words) is not None:
+        return True  # "Should I merge …?", "Can we ship …?"
+    if not asking.endswith("?"):
+        return False
+    return words[0].lower() in _VERBS or choice(asking) is not None  # "Publish this essay now?", "Design A or B?"
+
+
 def holds_back(question: str) -> str:
     """The verb when a Yes to ``question`` means not going ahead ("Should we postpone the move?":
     "postpone"; "Should the board reject the budget?": "reject"), else ""."""

@@ -402,6 +402,30 @@ def test_a_procedure_that_tries_a_case_refuses_a_bare_question_in_one_line(proce
     assert ok.exit_code == 0 and "no evidence attached; the court will argue the question alone" in ok.output
 
 
+@pytest.mark.parametrize(("procedure", "court"), [
+    ("criminal", "the criminal trial tries a criminal charge against a defendant"),
+    ("samvad", "the retrieval-grounded bench tries a criminal charge under Indian law"),
+    ("supreme", "the supreme court tries a criminal or civil case from its trial transcript"),
+])
+def test_a_court_of_law_refuses_a_question_of_what_to_do_in_one_line(procedure, court, runs_dir):
+    """"Should I merge PR #214 now?" put to a court of law was tried as the charge, with the PR as
+    the prosecution's evidence, and answered "not liable": one line pointing to the decision court
+    instead, before anything is asked or stored. A question about a case goes on to the trial."""
+    for extra in ([], ["--dry-run"]):
+        result = CliRunner().invoke(app, ["run", str(CASES / "code-commit.json"), "-p", procedure, "-b", "scripted", *extra])
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        [line] = result.output.strip().splitlines()
+        assert line.startswith(f"error: {court}, and “Should I merge PR #214")
+        assert line.endswith("asks what you should do: put it to the decision court (--procedure decision; the "
+                             "Decision court profile in the chat), or state the case, for example “Is Tom Reed guilty "
+                             "of burglary?”")
+    assert not RunStore(runs_dir).list()
+    docs = ["-c", str(CASES / ("burglary/transcript.json" if procedure == "supreme" else "code-commit"))]
+    case = CliRunner().invoke(app, ["run", "-p", procedure, "-q", "Is the defendant guilty of the burglary?", *docs,
+                                    "-b", "scripted", "--dry-run"])
+    assert case.exit_code == 0, case.output
+
+
 def test_a_mistyped_option_or_missing_argument_is_one_line_through_the_command():
     """The `courtroom` command (main) turns click's usage block into the one-line error every
     other mistake gets, naming the help to read; a bare `courtroom` still shows its help."""

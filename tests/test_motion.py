@@ -13,6 +13,7 @@ from courtroom_chat.motion import (
     answers,
     asked,
     asks_against,
+    asks_what_to_do,
     from_phrase,
     motion_for,
     motion_problems,
@@ -582,3 +583,24 @@ def test_a_written_motion_keeps_the_questions_names_not_those_of_its_context():
     question = "Alice has 5 years of Go and Bob approved. Should we make the offer?"
     assert motion_problems(question, "make the offer") == []
     assert motion_problems("Should we make Alice the offer?", "make the offer")  # the question's own name is kept
+
+
+@pytest.mark.parametrize(("question", "what_to_do"), [
+    ("Should I merge PR #214 (retry with backoff for the HTTP client) now?", True),
+    ("Tests pass and two people approved. Can we ship on Friday?", True),
+    ("Shouldn't we ship it?", True),
+    ("Publish this essay now?", True),
+    ("Design A or B?", True),
+    ("我们是否应该发布3.0版本？", True),
+    ("Is Tom Reed guilty of burglary?", False),  # a charge
+    ("Should we convict Tom Reed?", False),  # "we", but a verdict
+    ("Should we affirm the ruling?", False),
+    ("Can I sue my landlord for the deposit?", False),
+    ("Is the defendant liable for the injury?", False),
+    ("Did Dana take the laptop?", False),  # neither asks what the asker should do: let through
+    ("Should the committee reject the proposal?", False),
+    ("被告人陈某是否有罪，应如何判处？", False),
+    ("the husband or the relative of the husband of a woman subjects such woman to cruelty", False),  # no question
+])
+def test_a_question_of_what_to_do_is_told_from_a_case_at_law(question, what_to_do):
+    assert asks_what_to_do(question) is what_to_do

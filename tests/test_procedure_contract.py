@@ -41,6 +41,8 @@ def a_case(procedure: str) -> Case:
     from courtroom_chat.case import load_case
 
     case = load_case(CASES / "code-commit.json")
+    if get(procedure).tries:  # a court of law refuses "Should I merge …?": a question about the same evidence
+        case = case.model_copy(update={"question": "Is the author of PR #214 liable for the checkout failures?"})
     return case.model_copy(update={"procedure": procedure})
 
 
@@ -73,7 +75,8 @@ async def test_dry_run_plans_every_role(name):
 @pytest.mark.parametrize("name", procedures())
 def test_the_cli_runs_and_shows_it(name, runs_dir):
     runner = CliRunner()
-    result = runner.invoke(app, ["run", str(CASES / "code-commit.json"), "-b", "scripted", "--procedure", name])
+    result = runner.invoke(app, ["run", str(CASES / "code-commit.json"), "-b", "scripted", "--procedure", name,
+                                 "-q", a_case(name).question])
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output and "Decided by" in result.stdout
     [row] = RunStore(runs_dir).list()

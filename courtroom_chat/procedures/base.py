@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .. import prompts
 from ..errors import CaseError
+from ..motion import asks_what_to_do
 from ..replies import (  # re-exported: procedures import their tools from here
     Problem,
     extract_json,
@@ -106,6 +107,10 @@ class Procedure:
     # outcome's polarity), "labels" (its label among a dataset's own) or "judgment" (charges and
     # a sentence). `courtroom eval` refuses a dataset of another kind in one line.
     scored_on: ClassVar[tuple[str, ...]] = ("yes/no",)
+    # What a court of law tries ("a criminal charge against a defendant"). Set, ``take`` refuses
+    # in one line a question that asks what its asker should do ("Should I merge PR #214?"), which
+    # would otherwise be tried as the charge and answered "not guilty" (``motion.asks_what_to_do``).
+    tries: ClassVar[str] = ""
 
     def arms(self, params: BaseModel) -> tuple[str, ...]:
         """Decisions a trial under ``params`` makes beside its verdict, each an evaluation method of
@@ -164,6 +169,10 @@ class Procedure:
         ``prepare``d. The inputs ``prepare`` writes are marked the court's own
         (``Case.derived_inputs``), so a re-run of the recorded case is not refused for them."""
         self.check_inputs(case)
+        if self.tries and asks_what_to_do(case.question):
+            raise CaseError(f"the {self.title.lower()} tries {self.tries}, and “{case.question}” asks what you should do: "
+                            "put it to the decision court (--procedure decision; the Decision court profile in the "
+                            "chat), or state the case, for example “Is Tom Reed guilty of burglary?”")
         prepared = self.prepare(case, params)
         given = sorted(k for k in self.prepared_inputs if k in case.inputs and k not in case.derived_inputs
                        and prepared.inputs.get(k, _ABSENT) != case.inputs[k])

@@ -59,6 +59,7 @@ class Parameters(BaseModel):
 class CriminalTrial(Procedure):
     name = "criminal"
     title = "Criminal trial"
+    tries = "a criminal charge against a defendant"
     scored_on = ("judgment",)  # its verdict is a charge and a sentence, scored against real judgments
     description = ("A criminal trial in five stages with the stenographer's record, ending in a written judgment: "
                    "charge, prison term, fine and probation.")

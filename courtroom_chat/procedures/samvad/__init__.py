@@ -106,6 +106,7 @@ class SamvadBench(Procedure):
     fixed_order = {"shuffle_labels": False, "shuffle_arguments": False}
     shuffled_order = {"shuffle_labels": True, "shuffle_arguments": True}
     title = "Retrieval-grounded bench"
+    tries = "a criminal charge under Indian law"
     description = ("A judge and two counsels cite statutes retrieved from a legal knowledge base, every citation "
                    "checked; a bench of adjudicators deliberates in rounds to consensus, or is hung.")
     stages = (("instructions", "Judge's instructions"), ("arguments", "Arguments"), ("deliberation", "Deliberation"))

@@ -134,6 +134,7 @@ class Parameters(BaseModel):
 class SupremeCourt(Procedure):
     name = "supreme"
     title = "Supreme court"
+    tries = "a criminal or civil case from its trial transcript"
     description = ("Justices from a spectrum of judicial philosophies write opinions, then confer anonymously; "
                    "a jury decides the facts; a why trace quotes and verifies every fact.")
     stages = (("opinions", "Opinions"), ("conference", "Conference"), ("jury", "Jury"), ("why", "Why trace"))
