@@ -35,12 +35,17 @@ from .chat_view import SessionCosts, TrialView, verdict_actions
 log = logging.getLogger("courtroom_chat.chat")
 chat_page.install()  # no web fonts or CDN on the page; steps titled without "Used"
 AUTHOR = "Court"
-WELCOME = (
-    "Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence with 📎: "
-    "text, Markdown, code, diffs, JSON, CSV or PDF. Text pasted under the question's first line counts "
-    "as evidence too.\n\nThe ⚙️ settings choose the models, the jury and the budget, or a dry run that "
-    "only shows the prompts. The readme explains what a verdict means."
-)
+ASK = ("Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence with 📎: "
+       "text, Markdown, code, diffs, JSON, CSV or PDF. Text pasted under the question's first line counts "
+       "as evidence too.")
+SETTINGS = ("The ⚙️ settings choose the models and the budget, or a dry run that only shows the prompts. "
+            "The readme explains what a verdict means.")
+
+
+def welcome(procedure: str) -> str:
+    """The first message of a chat: what to type in this profile, then what the settings do."""
+    ask = next((info.ask for info in available() if info.name == procedure), "")
+    return f"{ask or ASK}\n\n{SETTINGS}"
 
 
 class ChatState:
@@ -242,7 +247,7 @@ async def _settings_panel(kept: dict[str, Any] | None = None) -> Settings:
 async def start() -> None:
     cl.user_session.set("court", ChatState())
     await _settings_panel()
-    await _say(WELCOME)
+    await _say(welcome(_procedure()))
 
 
 @cl.on_message

@@ -22,6 +22,9 @@ class ProcedureInfo:
     title: str
     description: str
     target: str | type[Procedure]  # "module:Class", or the class itself
+    # What to type in the chat's profile of this procedure, in Markdown (the chat's welcome);
+    # "": a yes/no question and its evidence, as the decision court takes them.
+    ask: str = ""
 
 
 _REGISTRY: dict[str, ProcedureInfo] = {
@@ -35,24 +38,34 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "A hearing proposes two labels; counsels on randomly drawn sides argue them with verified quotes; "
         "judges decide in parallel or in sequence, with precedents.",
         "courtroom_chat.procedures.classification:ClassificationCourt",
+        "Name the **labels** in the question (\u201cWhich emotion does the text express: sadness, joy, anger or "
+        "fear?\u201d) and paste the **text** to classify under it, or attach it with 📎.",
     ),
     "criminal": ProcedureInfo(
         "criminal", "Criminal trial",
         "A criminal trial in five stages (preparation, investigation, evidence, debate, final statement) "
         "with the stenographer's record and a written judgment: charge, prison term, fine, probation.",
         "courtroom_chat.procedures.criminal:CriminalTrial",
+        "State the **charge** (\u201cIs Tom Reed guilty of the burglary at 12 Elm Street?\u201d) and attach the case "
+        "documents with 📎: police report, statements, the defendant's account. They become the prosecution's "
+        "evidence. A question of what you should do belongs to the *Decision court* profile.",
     ),
     "supreme": ProcedureInfo(
         "supreme", "Supreme court",
         "Justices from a spectrum of judicial philosophies write opinions, then confer anonymously; a jury decides "
         "the facts; a why trace quotes and verifies every fact. For trial transcripts (criminal or civil).",
         "courtroom_chat.procedures.supreme:SupremeCourt",
+        "Ask about the case (\u201cIs the defendant guilty of burglary?\u201d, \u201cIs the landlord liable for the "
+        "injury?\u201d) and attach its **trial transcript** with 📎: JSON shaped like cases/burglary/transcript.json, "
+        "or plain text.",
     ),
     "samvad": ProcedureInfo(
         "samvad", "Retrieval-grounded bench",
         "A judge and two counsels cite statutes retrieved from a legal knowledge base (Indian law), every citation "
         "checked; a bench of adjudicators deliberates in rounds until consensus, or is hung.",
         "courtroom_chat.procedures.samvad:SamvadBench",
+        "State the **charge** (\u201cIs Dana Whitlock guilty of theft of the laptop?\u201d) and attach the case "
+        "documents with 📎; the bench cites Indian statutes from its knowledge base.",
     ),
 }
 

@@ -47,3 +47,28 @@ async def test_every_procedure_renders_in_the_chat(chat, title, runs_dir):
     assert finished and all(e["title"] in names for e in finished)
     [verdict] = ui.verdicts()
     assert verdict["output"].startswith(f"## {record.outcome.answer}") and "**How sure:**" in verdict["output"]
+
+
+@pytest.mark.parametrize("title", procedures())
+async def test_each_profile_welcomes_with_what_to_type_in_it(chat, title):
+    """The welcome names what this profile takes: a yes/no question for the decision court (and a
+    plugin that says nothing of its own), a charge or a transcript for a court of law, a text and
+    its labels for the classification court; the example it gives is one that profile tries."""
+    import re
+
+    from courtroom_chat.motion import asks_what_to_do
+    from courtroom_chat.procedures import available
+
+    session = chat.session()
+    session.chat_profile = title
+    async with chat.context(session) as ui:
+        await chat.module.start()
+    welcome = ui.texts()[0]
+    info = next(i for i in available() if i.title == title)
+    assert welcome.startswith(info.ask or "Ask a **yes/no question**") and "⚙️ settings" in welcome
+    examples = re.findall(r"\u201c([^\u201d]+)\u201d", welcome)
+    assert examples
+    from courtroom_chat.procedures import get
+
+    if get(info.name).tries:
+        assert not any(asks_what_to_do(e) for e in examples), examples
