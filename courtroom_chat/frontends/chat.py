@@ -23,7 +23,7 @@ from ..case import Case, new_case
 from ..config import Settings, load_settings
 from ..engine import Trial
 from ..errors import BudgetExceeded, CourtroomError
-from ..procedures import available
+from ..procedures import asking, available
 from ..procedures import get as get_procedure
 from ..store import RunStore
 from . import chat_page
@@ -35,17 +35,14 @@ from .chat_view import SessionCosts, TrialView, verdict_actions
 log = logging.getLogger("courtroom_chat.chat")
 chat_page.install()  # no web fonts or CDN on the page; steps titled without "Used"
 AUTHOR = "Court"
-ASK = ("Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence with 📎: "
-       "text, Markdown, code, diffs, JSON, CSV or PDF. Text pasted under the question's first line counts "
-       "as evidence too.")
 SETTINGS = ("The ⚙️ settings choose the models and the budget, or a dry run that only shows the prompts. "
             "The readme explains what a verdict means.")
 
 
 def welcome(procedure: str) -> str:
     """The first message of a chat: what to type in this profile, then what the settings do."""
-    ask = next((info.ask for info in available() if info.name == procedure), "")
-    return f"{ask or ASK}\n\n{SETTINGS}"
+    return (f"{asking(procedure)} Attach files with 📎; text pasted under the question's first line is "
+            f"evidence too.\n\n{SETTINGS}")
 
 
 class ChatState:

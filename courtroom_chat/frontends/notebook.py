@@ -27,7 +27,7 @@ from ..case import ACCEPTED_SUFFIXES, Case, Document, document_from_bytes, load_
 from ..config import Settings, load_settings
 from ..engine import Trial
 from ..errors import CaseError, CourtroomError
-from ..procedures import available
+from ..procedures import asking, available
 from ..procedures import get as get_procedure
 from ..store import RunStore
 from .notebook_view import TrialView
@@ -103,9 +103,8 @@ class Courtroom(widgets.VBox):
                 question, self._filed = loaded.question, list(loaded.evidence)
                 self.documents = {d.name: d for d in loaded.context}
 
-        self.question = widgets.Textarea(value=question, rows=2, layout=_FULL, description="Question",
-                                         placeholder="A yes/no question, e.g. Should we merge PR #214 today?",
-                                         style=_STYLE)
+        self.question = widgets.Textarea(value=question, rows=2, layout=_FULL, description="Question", style=_STYLE)
+        self.asking = widgets.HTML()  # what to type for the chosen procedure
         self.upload = widgets.FileUpload(multiple=True, accept=",".join(ACCEPTED_SUFFIXES), description="Add files")
         self.clear_button = widgets.Button(description="Clear files", icon="trash")
         self.pasted = widgets.Textarea(rows=3, layout=_FULL, description="Pasted text", style=_STYLE,
@@ -117,6 +116,7 @@ class Courtroom(widgets.VBox):
         self.message = widgets.HTML()
         self.view = TrialView()
         self.view.preview(get_procedure(self.procedure).stages)
+        self._show_asking()
         self.accordion, self.progress, self.verdict = self.view.accordion, self.view.progress, self.view.verdict
 
         self.upload.observe(self._on_upload, names="value")
@@ -124,7 +124,8 @@ class Courtroom(widgets.VBox):
         self.run_button.on_click(self._on_run)
         self.stop_button.on_click(self._on_stop)
         super().__init__(children=[
-            widgets.HTML("<b>⚖ Courtroom</b>: put a yes/no question on trial over your evidence."),
+            widgets.HTML("<b>⚖ Courtroom</b>: put a question on trial over your evidence."),
+            self.asking,
             self.question,
             widgets.HBox([self.upload, self.clear_button]),
             self.evidence,
@@ -206,6 +207,17 @@ class Courtroom(widgets.VBox):
         self.procedure = change["new"]
         self._procedure_widgets(self.base_settings)
         self.view.preview(get_procedure(self.procedure).stages)
+        self._show_asking()
+
+    def _show_asking(self) -> None:
+        """The chosen procedure's own words on what to type (``procedures.asking``), its Markdown
+        emphasis as HTML; its first quoted example is the question box's placeholder."""
+        text = html.escape(asking(self.procedure), quote=False)
+        text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+        text = re.sub(r"\*(.+?)\*", r"<i>\1</i>", text)
+        self.asking.value = f"<small>{text}</small>"
+        example = re.search(r"\u201c([^\u201d]+)\u201d", asking(self.procedure))
+        self.question.placeholder = f"e.g. {example.group(1)}" if example else ""
 
     def _on_preset(self, change: dict[str, Any]) -> None:
         if change["new"] == "custom":

@@ -39,7 +39,7 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "judges decide in parallel or in sequence, with precedents.",
         "courtroom_chat.procedures.classification:ClassificationCourt",
         "Name the **labels** in the question (\u201cWhich emotion does the text express: sadness, joy, anger or "
-        "fear?\u201d) and paste the **text** to classify under it, or attach it with 📎.",
+        "fear?\u201d) and paste the **text** to classify under it, or attach it.",
     ),
     "criminal": ProcedureInfo(
         "criminal", "Criminal trial",
@@ -47,8 +47,8 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "with the stenographer's record and a written judgment: charge, prison term, fine, probation.",
         "courtroom_chat.procedures.criminal:CriminalTrial",
         "State the **charge** (\u201cIs Tom Reed guilty of the burglary at 12 Elm Street?\u201d) and attach the case "
-        "documents with 📎: police report, statements, the defendant's account. They become the prosecution's "
-        "evidence. A question of what you should do belongs to the *Decision court* profile.",
+        "documents: police report, statements, the defendant's account. They become the prosecution's "
+        "evidence. A question of what you should do belongs to the *Decision court*.",
     ),
     "supreme": ProcedureInfo(
         "supreme", "Supreme court",
@@ -56,7 +56,7 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "the facts; a why trace quotes and verifies every fact. For trial transcripts (criminal or civil).",
         "courtroom_chat.procedures.supreme:SupremeCourt",
         "Ask about the case (\u201cIs the defendant guilty of burglary?\u201d, \u201cIs the landlord liable for the "
-        "injury?\u201d) and attach its **trial transcript** with 📎: JSON shaped like cases/burglary/transcript.json, "
+        "injury?\u201d) and attach its **trial transcript**: JSON shaped like cases/burglary/transcript.json, "
         "or plain text.",
     ),
     "samvad": ProcedureInfo(
@@ -65,9 +65,20 @@ _REGISTRY: dict[str, ProcedureInfo] = {
         "checked; a bench of adjudicators deliberates in rounds until consensus, or is hung.",
         "courtroom_chat.procedures.samvad:SamvadBench",
         "State the **charge** (\u201cIs Dana Whitlock guilty of theft of the laptop?\u201d) and attach the case "
-        "documents with 📎; the bench cites Indian statutes from its knowledge base.",
+        "documents; the bench cites Indian statutes from its knowledge base.",
     ),
 }
+
+
+DEFAULT_ASK = ("Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence: text, "
+               "Markdown, code, diffs, JSON, CSV or PDF.")
+
+
+def asking(name: str) -> str:
+    """What a person types to put a case to this procedure, in Markdown, for every front end's form:
+    its own ``ask``, else a yes/no question and its evidence."""
+    info = _REGISTRY.get(name)
+    return (info.ask if info else "") or DEFAULT_ASK
 
 
 def register(info: ProcedureInfo) -> None:

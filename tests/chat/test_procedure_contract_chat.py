@@ -66,6 +66,7 @@ async def test_each_profile_welcomes_with_what_to_type_in_it(chat, title):
     welcome = ui.texts()[0]
     info = next(i for i in available() if i.title == title)
     assert welcome.startswith(info.ask or "Ask a **yes/no question**") and "⚙️ settings" in welcome
+    assert "Attach files with 📎" in welcome
     examples = re.findall(r"\u201c([^\u201d]+)\u201d", welcome)
     assert examples
     from courtroom_chat.procedures import get

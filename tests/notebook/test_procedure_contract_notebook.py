@@ -41,3 +41,20 @@ async def test_every_procedure_renders_in_the_widget(name):
     finished = [e for e in record.events if e["type"] == "agent_finished"]
     assert finished and all(e["title"] in shown for e in finished)
     assert w.view.verdict_markdown.startswith(f"## {record.outcome.answer}") and "**How sure:**" in w.view.verdict_markdown
+
+
+@pytest.mark.parametrize("name", procedures())
+def test_the_form_says_what_to_type_for_the_chosen_procedure(name):
+    """The line above the question and its placeholder follow the Procedure dropdown: a charge for
+    the criminal trial, labels and a text for the classification court, a yes/no question for the
+    decision court and for a plugin that says nothing of its own."""
+    from courtroom_chat.motion import asks_what_to_do
+    from courtroom_chat.procedures import get
+
+    w = Courtroom(None, Settings().with_backend("scripted"), store=False)
+    assert "<b>yes/no question</b>" in w.asking.value and w.question.placeholder == "e.g. Should I merge PR #214 now?"
+    w.procedure_choice.value = name
+    example = w.question.placeholder.removeprefix("e.g. ")
+    assert example and f"\u201c{example}\u201d" in w.asking.value and "**" not in w.asking.value
+    if get(name).tries:
+        assert "yes/no question" not in w.asking.value and not asks_what_to_do(example)
