@@ -868,7 +868,9 @@ _LEGAL = re.compile(
     r"appeal\w*|justice\w*|judg\w*|jury|juror\w*|evidence|testimon\w*|witness\w*|trial\w*|custody|"
     r"penal\w*|punish\w*|fine|fined|prison\w*|jail\w*|probation|parole|ipc|bns|crpc|ruling\w*|affirm\w*|"
     r"overturn\w*|uph[eo]l\w*|remand\w*|quash\w*|lawyer\w*|attorney\w*|counsel|litig\w*|tribunal\w*|"
-    r"magistrate\w*|hearing\w*)\b"
+    r"magistrate\w*|hearing\w*|prov(?:e|ed|en|es|ing)|proof|victim\w*|complain\w*|cheat\w*|brib\w*|forg(?:e|ed|ery)|"
+    r"smuggl\w*|injur\w*|harass\w*|abet\w*|dowry|cruelty|trespass\w*|extort\w*|kidnap\w*|abduct\w*|embezzl\w*|"
+    r"defam\w*|libel\w*|slander\w*|contract\w*|tenan\w*|landlord\w*|evict\w*|lease\w*)\b"
     r"|罪|被告|指控|判处|判决|刑|起诉|诉讼|原告|赔偿|法院|违法|犯")
 _ZH_ASKER = re.compile(r"^(?:我们|咱们|我)(?:是否|应该|应当|要不要|该不该|能否|能不能|可以|可不可以|该|要)")
 

@@ -595,6 +595,7 @@ def test_a_written_motion_keeps_the_questions_names_not_those_of_its_context():
     ("Is Tom Reed guilty of burglary?", False),  # a charge
     ("Should we convict Tom Reed?", False),  # "we", but a verdict
     ("Should we affirm the ruling?", False),
+    ("Can we prove that Ravi took the phone?", False),
     ("Can I sue my landlord for the deposit?", False),
     ("Is the defendant liable for the injury?", False),
     ("Did Dana take the laptop?", False),  # neither asks what the asker should do: let through
