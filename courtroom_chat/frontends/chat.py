@@ -23,7 +23,7 @@ from ..case import Case, new_case
 from ..config import Settings, load_settings
 from ..engine import Trial
 from ..errors import BudgetExceeded, CourtroomError
-from ..procedures import asking, available
+from ..procedures import DEFAULT_ASK, asking, available
 from ..procedures import get as get_procedure
 from ..store import RunStore
 from . import chat_page
@@ -265,7 +265,8 @@ async def on_message(message: cl.Message) -> None:
     if question is None:
         if state.pending.documents:
             names = ", ".join(d.name for d in state.pending.documents)
-            await _say(f"Evidence received: {names}. Now ask the yes/no question the court should decide.")
+            what = "the yes/no question" if asking(_procedure()) == DEFAULT_ASK else "the question"
+            await _say(f"Evidence received: {names}. Now ask {what} the court should decide.")
         return
     if not state.pending.documents:
         more = await _ask_for_evidence(question, limits)
