@@ -22,8 +22,9 @@ class ProcedureInfo:
     title: str
     description: str
     target: str | type[Procedure]  # "module:Class", or the class itself
-    # What to type in the chat's profile of this procedure, in Markdown (the chat's welcome);
-    # "": a yes/no question and its evidence, as the decision court takes them.
+    # What a person types to put a case to it, in Markdown and in no front end's terms (the
+    # chat's welcome, the notebook's line above the question; ``asking``); "": a yes/no question
+    # and its evidence, as the decision court takes them.
     ask: str = ""
 
 
