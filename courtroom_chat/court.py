@@ -55,7 +55,7 @@ from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
 from .motion import holds_back
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
-from .replies import SHORTENED, Problem, finished, foreign_characters, latin_script, parse_reply, unrepeated
+from .replies import SHORTENED, Problem, finished, foreign_characters, latin_script, parse_reply, unlooped, unrepeated
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
@@ -493,6 +493,8 @@ class Court:
                 return Answer(value2, problems2, True, raw2)
             if value is not None:  # the repair broke the format: keep the first, valid reply
                 return Answer(value, problems + problems2, True, raw)
+            if (salvaged := self._unlooped(((raw2, call2), (raw, call)), wire, check)) is not None:
+                return salvaged
             raise RoleOutputError(
                 f"the {agent.role} ({agent.spec}) gave invalid output twice: {problems2[0].message}",
                 agent=agent.name, raw=raw2,
@@ -500,6 +502,21 @@ class Court:
         except (BackendError, RoleOutputError) as exc:
             self.emit(AgentFailed(stage=agent.stage, agent=agent.name, error=str(exc), round=agent.round))
             raise
+
+    @staticmethod
+    def _unlooped(replies: tuple[tuple[str, CallRecord], ...], wire: type[T],
+                  check: Callable[[T], list[Problem]] | None) -> Answer[T] | None:
+        """The last resort before a role fails: a reply that hit its token limit writing one
+        passage over and over (``replies.unlooped``), cut after the first copy and kept with a
+        warning that says so; None when no reply looped or the cut one is not valid."""
+        for raw, call in replies:
+            body = unlooped(raw) if call.finish_reason in CUT_OFF else ""
+            value, _ = parse_reply(body, wire) if body else (None, [])
+            if value is not None:
+                looped = Problem("looped", "the reply wrote one passage over and over until its token limit, also when "
+                                           "asked again; it was kept cut after the passage's first copy")
+                return Answer(value, [looped, *(check(value) if check else [])], True, body)
+        return None
 
     def _judge_reply(self, call: CallRecord, wire: type[T], check: Callable[[T], list[Problem]] | None) -> tuple[T | None, list[Problem]]:
         """Parse and check a reply, and close its call record with the outcome."""

@@ -51,6 +51,58 @@ def parse_reply(text: str, wire: type[T]) -> tuple[T | None, list[Problem]]:
         return None, problems
 
 
+def unlooped(text: str, shortest: int = 12) -> str:
+    """A reply cut off at its token limit while it wrote one passage over and over, cut after the
+    passage's first copy, at the last sentence end in it, with its JSON closed; "" when the reply
+    does not end in three or more copies of a passage of ``shortest`` characters or more, or
+    cannot be closed. Seen on the 1.5B judge of a Chinese criminal case (2026-11-29): the judgment
+    text restated "本院认为 …" until 1,500 tokens, and again when asked to be shorter; the
+    anti-repetition sampler looks back 64 tokens, less than one copy."""
+    s = text.rstrip()
+    n = len(s)
+    period = next((p for p in range(shortest, n // 3 + 1)
+                   if s[n - p:] == s[n - 2 * p:n - p] == s[n - 3 * p:n - 2 * p]), 0)
+    if not period:
+        return ""
+    start = n - period
+    while start > 0 and s[start - 1] == s[start - 1 + period]:
+        start -= 1  # where the repeating begins
+    # the first copy, and the character after it (the second copy's first, which ends the first
+    # copy's last sentence when the repeating begins at a full stop), back to a sentence end in it
+    cut = s[:start + period + 1]
+    ends = [m.end() for m in re.finditer(r"[.!?。！？]", cut) if m.end() > start + 1]
+    return _closed((cut[:ends[-1]] if ends else cut[:-1]).rstrip())
+
+
+def _closed(prefix: str) -> str:
+    """A JSON object cut off inside a string value, closed: the string, then each open array and
+    object; "" when the cut is anywhere else (a key, or between a key and its value)."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in prefix:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    if not in_string or escaped or not stack:
+        return ""
+    body = prefix + '"' + "".join(reversed(stack))
+    try:
+        json.loads(body[body.find("{"):], strict=False)
+    except (json.JSONDecodeError, ValueError):
+        return ""  # cut inside a key: the closed string has no value
+    return body
+
+
 def fraction(v: Any) -> Any:
     """A confidence as a fraction: 70 or "70%" means 0.7 (models often answer in percent, and
     grammars do not bound numbers). Anything unreadable is left for validation to refuse."""

@@ -504,3 +504,26 @@ async def test_each_speaker_reads_what_the_last_one_read_then_what_followed():
     # the role's instructions follow the record, beside the turn they are for
     last = prompts[-1]
     assert last.index("THE COURT RECORD SO FAR (from turn ") < last.index("YOU ARE THE") < last.index("YOUR TURN (")
+
+
+async def test_a_judgment_that_loops_to_its_token_limit_is_kept_cut_after_the_first_copy():
+    """Seen on the 1.5B (ljp-234, 2026-11-29): the judgment's text restated one paragraph until the
+    token limit, and again when asked to be shorter, so the whole trial failed. The reply is now
+    kept, cut after the paragraph's first copy, with a warning that says so."""
+    paragraph = "The court finds that Daniel Reyes entered the house at 12 Elm Street at night and took the laptop. "
+
+    def looping(request):
+        if request.inputs.get("task") != "judgment":
+            return None
+        head = json.dumps({"facts": "He entered at night and took the laptop.", "reasoning": "The video and the "
+                           "pawn receipt prove it.", "law": "Section 459.", "charges": ["burglary"], "term_months": 12,
+                           "fine": 0, "probation_months": 0}, ensure_ascii=False)[:-1]
+        return head + ', "text": "Judgment. ' + paragraph * 400
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(looping))
+    assert record.status == "complete"
+    calls = [c for c in record.calls if c.stage == "judgment"]
+    assert [(c.attempt, c.finish_reason, c.ok) for c in calls] == [(1, "length", False), (2, "length", False)]
+    assert record.outputs["judgment"]["text"] == "Judgment. " + paragraph.strip()
+    assert record.outputs["judgment"]["charges"] == ["burglary"] and record.outputs["judgment"]["term_months"] == 12
+    assert any(w.rule == "looped" and "cut after the passage's first copy" in w.message for w in record.warnings)

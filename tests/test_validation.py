@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -633,3 +634,26 @@ async def test_the_prosecutors_quote_choices_leave_out_lines_that_only_repeat_th
     schema = str(next(c for c in backend.calls if c.role == "prosecutor").schema)
     assert fact in schema and "Call the billing service directly" in schema
     assert name not in schema
+
+
+@pytest.mark.parametrize(("reply", "kept"), [
+    ('{"a": 1, "text": "Intro. ' + "The same passage again and again. " * 5, {"a": 1, "text": "Intro. The same passage again and again."}),
+    ('{"list": ["x", "so on ' + "and so on and so forth " * 6, {"list": ["x", "so on and so on and so forth"]}),
+    ('{"text": "本院认为，被告人有罪。' + "被告人周某退出违法所得，本院认为应当从宽处理。" * 4, {"text": "本院认为，被告人有罪。被告人周某退出违法所得，本院认为应当从宽处理。"}),
+])
+def test_a_reply_that_loops_to_its_limit_is_cut_after_the_first_copy(reply, kept):
+    from courtroom_chat.replies import unlooped
+
+    assert json.loads(unlooped(reply)) == kept
+
+
+@pytest.mark.parametrize("reply", [
+    '{"text": "once. once."}',  # two copies, and closed: nothing to cut
+    '{"text": "' + "a different sentence each time, number %d. ",  # no loop
+    '{"a": "x", "' + "keykeykeykeykey" * 5,  # the loop is in a key: no value to keep
+    '{"text": "' + "short " * 3,
+])
+def test_a_reply_that_does_not_end_in_a_loop_is_not_cut(reply):
+    from courtroom_chat.replies import unlooped
+
+    assert unlooped(reply) == ""
