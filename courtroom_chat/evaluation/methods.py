@@ -31,11 +31,12 @@ from ..backends.base import Backend, ModelRequest
 from ..case import Case
 from ..config import ModelSpec, Settings
 from ..cost import call_cost
+from ..court import CUT_OFF
 from ..errors import CourtroomError
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
 from ..records import CallRecord, RunRecord, Usage
-from ..replies import Confident, renamed
+from ..replies import Confident, renamed, unlooped
 from ..store import RunStore
 from ..throttle import Pacer
 from .datasets import NO, YES
@@ -443,6 +444,17 @@ async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | type[
     labels = request.inputs.get("labels") or []
     wire = fmt if isinstance(fmt, type) else fmt.wire if fmt else LabelReply if labels else AnswerReply
     log: list[dict[str, Any]] = []
+
+    def read(text: str) -> tuple[Any, list[Problem]]:
+        value, problems = parse_reply(text, wire)
+        if value is not None and labels:
+            named = label_of(value.decision, labels)
+            if named is None:
+                return None, [Problem("label", f"decision {value.decision!r} is none of {', '.join(labels)}")]
+            value.decision = named
+        return value, problems
+
+    looped: list[str] = []  # replies that hit their token limit, to cut as the court does (``unlooped``)
     for attempt in (1, 2):
         started = time.perf_counter()
         try:
@@ -455,19 +467,20 @@ async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | type[
         log.append(call_log(request, attempt, reply.text, reply.usage, reply.seconds or time.perf_counter() - started,
                             call_cost(backend.price_provider, reply.model or backend.model, reply.usage),
                             reply.temperature))
-        value, problems = parse_reply(reply.text, wire)
-        if value is not None and labels:
-            named = label_of(value.decision, labels)
-            if named is None:
-                value, problems = None, [Problem("label", f"decision {value.decision!r} is none of {', '.join(labels)}")]
-            else:
-                value.decision = named
+        value, problems = read(reply.text)
         if value is not None:
             return value, log
         log[-1]["error"] = problems[0].message
+        if reply.finish_reason in CUT_OFF:
+            looped.insert(0, reply.text)
         listed = "\n".join(f"- {p.message}" for p in problems)
         request.repairs.append((reply.text, REPAIR.format(problems=listed) if fmt is None else
                                 f"Your reply could not be used:\n{listed}\nReply again with only the JSON object."))
+    for text in looped:  # the last resort a trial's roles get too, so the baselines are read alike
+        value, _ = read(body) if (body := unlooped(text)) else (None, [])
+        if value is not None:
+            log[-1]["looped"] = "the reply wrote one passage over and over until its token limit; kept cut after the first copy"
+            return value, log
     return None, log
 
 

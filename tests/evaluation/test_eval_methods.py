@@ -124,6 +124,17 @@ async def test_single_is_repaired_once_then_fails():
     assert (p.label, p.status, p.calls) == (None, "failed", 2) and "not valid JSON" in p.error
 
 
+async def test_a_baseline_reply_that_loops_to_its_limit_is_kept_cut_as_the_courts_roles_are():
+    """The last resort the court's roles get (``replies.unlooped``) reads the baselines too, so a
+    case whose replies loop is not a failure for one method and an answer for another."""
+    looping = '{"decision": "yes", "confidence": 0.7, "reasoning": "Tests pass. ' + "Two approvals, all green. " * 3000
+    baselines, _ = _baselines({"single": [looping, looping]})
+    p = await run_baseline("single", CASE, baselines, seed=1)
+    assert (p.label, p.status, p.calls) == ("yes", "decided", 2)
+    assert p.details["reasoning"] == "Tests pass. Two approvals, all green."
+    assert "kept cut after the first copy" in p.details["calls"][-1]["looped"]
+
+
 async def test_majority_votes_at_the_jurors_temperatures():
     yes = {"reasoning": "r", "decision": "yes", "confidence": 0.8}
     no = {"reasoning": "r", "decision": "no", "confidence": 0.6}
