@@ -363,6 +363,9 @@ def test_runs_fit_80_columns_and_name_the_backend(runs_dir):
 def test_procedures_are_listed():
     result = invoke("procedures")
     assert result.exit_code == 0 and "decision: Decision court" in result.stdout and "juror (numbered)" in result.stdout
+    shown = " ".join(result.stdout.split())
+    assert "asks: Ask a yes/no question (“Should I merge PR #214 now?”)" in shown
+    assert "asks: State the charge (“Is Tom Reed guilty of the burglary at 12 Elm Street?”)" in shown
 
 
 def test_config_show_says_when_the_environment_overrides_the_models(tmp_path):

@@ -308,12 +308,13 @@ def _print_outcome(record: Any, events: list[Any], verbose: bool) -> None:
 @guarded
 def procedures() -> None:
     """List the courtroom procedures, their roles and their settings."""
-    from ..procedures import available, get
+    from ..procedures import asking, available, get
 
     for info in available():
         proc = get(info.name)
         say(f"{info.name}: {info.title}", "bold", stderr=False)
         say(info.description, stderr=False, indent=2)
+        say(f"asks: {asking(info.name).replace('*', '')}", stderr=False, indent=2)  # its Markdown emphasis dropped
         roles = ", ".join(f"{r.name}{' (numbered)' if r.numbered else ''}" for r in proc.roles)
         say(f"roles: {roles}", stderr=False, indent=2)
         if proc.inputs:
