@@ -94,6 +94,10 @@ class Courtroom(widgets.VBox):
         self.documents: dict[str, Document] = {}  # by name: the case's files, then uploads
         self._filed: list[Any] = []  # exhibits filed with the case
         question = ""
+        if case is not None and not isinstance(case, (Case, str, os.PathLike)):
+            problems.append(f"Courtroom's first argument is the case: a Case, or the path of a case .json; got a "
+                            f"{type(case).__name__} (pass settings as settings=…)")
+            case = None
         if case is not None:
             try:
                 loaded = case if isinstance(case, Case) else load_case(case, limits=settings.limits)

@@ -58,3 +58,9 @@ def test_the_form_says_what_to_type_for_the_chosen_procedure(name):
     assert example and f"\u201c{example}\u201d" in w.asking.value and "**" not in w.asking.value
     if get(name).tries:
         assert "yes/no question" not in w.asking.value and not asks_what_to_do(example)
+
+
+def test_settings_given_as_the_case_is_one_line_in_the_form():
+    w = Courtroom(Settings().with_backend("scripted"), store=False)
+    assert "first argument is the case: a Case, or the path of a case .json; got a Settings" in w.message.value
+    assert w.question.value == ""
