@@ -86,7 +86,12 @@ class Courtroom(widgets.VBox):
         self.base_settings = settings
         self.store = store if isinstance(store, (bool, RunStore)) else RunStore(store)
         self.backends = backends
+        names = [info.name for info in available()]
+        if procedure not in names:
+            problems.append(f"unknown procedure '{procedure}'; use one of {', '.join(names)} (the decision court is shown)")
+            procedure = "decision"
         self.procedure = procedure
+        self.role_models: dict[str, widgets.Combobox] = {}  # built with the procedure's widgets
         self.result: RunRecord | None = None
         self.error: BaseException | None = None
         self.task: asyncio.Task[None] | None = None

@@ -64,3 +64,23 @@ def test_settings_given_as_the_case_is_one_line_in_the_form():
     w = Courtroom(Settings().with_backend("scripted"), store=False)
     assert "first argument is the case: a Case, or the path of a case .json; got a Settings" in w.message.value
     assert w.question.value == ""
+
+
+async def test_a_model_named_for_every_role_fills_the_per_role_boxes():
+    """``backend="local:qwen2.5-coder-0.5b"`` (a model, not a preset) raised an AttributeError while
+    the form was built; it now opens the per-role boxes with that model in each."""
+    w = Courtroom(None, Settings(), backend="local:qwen2.5-coder-0.5b", store=False)
+    assert w.preset.value == "custom" and w.error is None and not w.message.value
+    assert {box.value for box in w.role_models.values()} == {"local:qwen2.5-coder-0.5b"}
+    bad = Courtroom(None, Settings(), backend="nosuch", store=False)
+    bad.question.value = "Should we ship?"
+    bad.run_button.click()
+    if bad.task:
+        await bad.task
+    assert "unknown backend &#x27;nosuch&#x27;" in bad.message.value and bad.result is None
+
+
+def test_an_unknown_procedure_is_one_line_in_the_form():
+    w = Courtroom(None, Settings().with_backend("scripted"), procedure="nosuch", store=False)
+    assert "unknown procedure &#x27;nosuch&#x27;; use one of decision, classification" in w.message.value
+    assert w.procedure_choice.value == "decision"
