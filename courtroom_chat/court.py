@@ -55,7 +55,16 @@ from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
 from .motion import holds_back
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
-from .replies import SHORTENED, Problem, finished, foreign_characters, latin_script, parse_reply, unlooped, unrepeated
+from .replies import (
+    SHORTENED,
+    Problem,
+    finished,
+    first_unlooped,
+    foreign_characters,
+    latin_script,
+    parse_reply,
+    unrepeated,
+)
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
@@ -509,14 +518,14 @@ class Court:
         """The last resort before a role fails: a reply that hit its token limit writing one
         passage over and over (``replies.unlooped``), cut after the first copy and kept with a
         warning that says so; None when no reply looped or the cut one is not valid."""
-        for raw, call in replies:
-            body = unlooped(raw) if call.finish_reason in CUT_OFF else ""
-            value, _ = parse_reply(body, wire) if body else (None, [])
-            if value is not None:
-                looped = Problem("looped", "the reply wrote one passage over and over until its token limit, also when "
-                                           "asked again; it was kept cut after the passage's first copy")
-                return Answer(value, [looped, *(check(value) if check else [])], True, body)
-        return None
+        found = first_unlooped([raw for raw, call in replies if call.finish_reason in CUT_OFF],
+                               lambda body: parse_reply(body, wire)[0])
+        if found is None:
+            return None
+        value, body = found
+        looped = Problem("looped", "the reply wrote one passage over and over until its token limit, also when "
+                                   "asked again; it was kept cut after the passage's first copy")
+        return Answer(value, [looped, *(check(value) if check else [])], True, body)
 
     def _judge_reply(self, call: CallRecord, wire: type[T], check: Callable[[T], list[Problem]] | None) -> tuple[T | None, list[Problem]]:
         """Parse and check a reply, and close its call record with the outcome."""

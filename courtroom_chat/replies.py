@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -72,6 +73,16 @@ def unlooped(text: str, shortest: int = 12) -> str:
     cut = s[:start + period + 1]
     ends = [m.end() for m in re.finditer(r"[.!?。！？]", cut) if m.end() > start + 1]
     return _closed((cut[:ends[-1]] if ends else cut[:-1]).rstrip())
+
+
+def first_unlooped(texts: list[str], read: Callable[[str], Any]) -> tuple[Any, str] | None:
+    """The last resort before a reply counts as failed, for the court's roles and the baselines
+    alike: the first of ``texts`` (replies that hit their token limit) that ``unlooped`` cuts into
+    a reply ``read`` accepts (it returns the value or None), with the cut text; None when none does."""
+    for text in texts:
+        if (body := unlooped(text)) and (value := read(body)) is not None:
+            return value, body
+    return None
 
 
 def _closed(prefix: str) -> str:

@@ -36,7 +36,7 @@ from ..errors import CourtroomError
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
 from ..records import CallRecord, RunRecord, Usage
-from ..replies import Confident, renamed, unlooped
+from ..replies import Confident, first_unlooped, renamed
 from ..store import RunStore
 from ..throttle import Pacer
 from .datasets import NO, YES
@@ -476,11 +476,9 @@ async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | type[
         listed = "\n".join(f"- {p.message}" for p in problems)
         request.repairs.append((reply.text, REPAIR.format(problems=listed) if fmt is None else
                                 f"Your reply could not be used:\n{listed}\nReply again with only the JSON object."))
-    for text in looped:  # the last resort a trial's roles get too, so the baselines are read alike
-        value, _ = read(body) if (body := unlooped(text)) else (None, [])
-        if value is not None:
-            log[-1]["looped"] = "the reply wrote one passage over and over until its token limit; kept cut after the first copy"
-            return value, log
+    if (found := first_unlooped(looped, lambda body: read(body)[0])) is not None:  # as a trial's roles are read
+        log[-1]["looped"] = "the reply wrote one passage over and over until its token limit; kept cut after the first copy"
+        return found[0], log
     return None, log
 
 

@@ -221,11 +221,12 @@ class Courtroom(widgets.VBox):
     def _show_asking(self) -> None:
         """The chosen procedure's own words on what to type (``procedures.asking``), its Markdown
         emphasis as HTML; its first quoted example is the question box's placeholder."""
-        text = html.escape(asking(self.procedure), quote=False)
+        asks = asking(self.procedure)
+        text = html.escape(asks, quote=False)
         text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
         text = re.sub(r"\*(.+?)\*", r"<i>\1</i>", text)
         self.asking.value = f"<small>{text}</small>"
-        example = re.search(r"\u201c([^\u201d]+)\u201d", asking(self.procedure))
+        example = re.search(r"\u201c([^\u201d]+)\u201d", asks)
         self.question.placeholder = f"e.g. {example.group(1)}" if example else ""
 
     def _on_preset(self, change: dict[str, Any]) -> None:
