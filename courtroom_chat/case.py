@@ -12,6 +12,7 @@ import glob as globlib
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +37,29 @@ _CODE = {
 ACCEPTED_SUFFIXES = tuple(sorted(set(_KINDS) | _CODE))
 
 
+def displayable(name: str) -> str:
+    """A file name as text that can be stored and shown: a name that is not UTF-8 on disk
+    ("r\xe9sum\xe9.txt", which Python holds with lone surrogates) with U+FFFD for its odd bytes."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if unstorable(name) else name
+
+
+def unstorable(text: str) -> bool:
+    """Text holding lone surrogates (bytes that are not UTF-8, as Python reads them from argv,
+    file names or JSON escapes), which no record can store."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def typed_text(text: str, what: str) -> str:
+    """``text`` when it is text that can be stored; else one line naming ``what`` and the fix."""
+    if unstorable(text):
+        raise CaseError(f"{what} holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file")
+    return text
+
+
 class Document(BaseModel):
     """One evidence document, with its text exactly as the agents and the verifier see it."""
 
@@ -48,6 +72,11 @@ class Document(BaseModel):
     size_bytes: int = 0
     encoding: str = "utf-8"
     pages: int | None = None  # PDFs
+
+    @field_validator("name")
+    @classmethod
+    def _name_storable(cls, value: str) -> str:
+        return displayable(value)
 
     @property
     def lines(self) -> int:
@@ -84,7 +113,14 @@ class Case(BaseModel):
         value = value.strip()
         if not value:
             raise ValueError("the question is empty")
+        if unstorable(value):
+            raise ValueError("the question holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file")
         return value
+
+    @field_validator("source")
+    @classmethod
+    def _source_storable(cls, value: str | None) -> str | None:
+        return None if value is None else displayable(value)
 
     def total_chars(self) -> int:
         return sum(len(d.text) for d in self.context)
@@ -96,6 +132,7 @@ def new_case(question: str | None, documents: list[Document] | None = None,
     instead of a validation traceback."""
     if not question or not question.strip():
         raise CaseError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
+    typed_text(question, "the question")
     return Case(question=question, context=list(documents or []), evidence=list(evidence or []))
 
 
@@ -217,7 +254,11 @@ def read_document(path: Path, display_name: str | None = None, limits: Limits | 
     name = display_name or path.name
     limits = limits or Limits()
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise CaseError(f"{name} is not a regular file (a device or a pipe); save what it gives to a file "
+                            "and attach that file")
+        size = info.st_size
         if size > limits.max_file_bytes:  # refuse before reading a huge file into memory
             raise CaseError(
                 f"{name} is {_human_bytes(size)}, over the {_human_bytes(limits.max_file_bytes)} limit; "
@@ -282,8 +323,11 @@ def expand_paths(entries: list[str], base: Path, limits: Limits | None = None) -
                 raise CaseError(f"directory '{entry}' holds no files")
             for p in files:
                 add(p)
-        elif target.exists():
+        elif target.is_file():
             add(target)
+        elif target.exists():  # a device, a pipe, a process substitution <(…): read it would hang or never end
+            raise CaseError(f"{entry} is not a regular file (a device or a pipe); save what it gives to a file "
+                            "and attach that file")
         else:
             raise CaseError(f"evidence file not found: {entry} (looked in {target.parent})")
     if len(found) > limits.max_files:
@@ -364,6 +408,7 @@ def load_case(
         raise _case_error(source or "case", f"'question' must be text, got {type(q).__name__}")
     if not q.strip():
         raise CaseError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
+    typed_text(q, "the question")
     raw_context = data.get("context", [])
     if isinstance(raw_context, str):
         raw_context = [raw_context]
@@ -375,7 +420,7 @@ def load_case(
         if isinstance(entry, dict):  # inline document: {"name": ..., "text": ...}
             if not isinstance(entry.get("text"), str) or not isinstance(entry.get("name", ""), str):
                 raise _case_error(source or "case", "an inline context entry needs 'name' and 'text' strings")
-            documents.append(pasted_document(entry["text"]).model_copy(update={"name": entry.get("name") or "inline.txt"}))
+            documents.append(pasted_document(entry["text"]).model_copy(update={"name": displayable(entry.get("name") or "inline.txt")}))
         else:
             paths.append(entry)
     documents += load_documents(paths, base, limits)

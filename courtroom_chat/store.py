@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .case import unstorable
 from .errors import InputError
 from .records import Feedback, RunRecord
 
@@ -124,13 +125,12 @@ class RunStore:
 
     @contextmanager
     def _index(self) -> Iterator[sqlite3.Connection]:
-        """The index, open (and migrated, or built from the run files when it is new). A damaged
+        """The index, open (migrated, and listing every run file in the folder). A damaged
         index is one line saying what to do: the run files are the record, the index only lists
         them, so moving it aside loses nothing but the chat's owners of runs."""
         self._mkdir()
         index = self.root / "index.sqlite"
         try:
-            new = not index.exists()
             with closing(sqlite3.connect(index, timeout=15)) as conn:
                 conn.row_factory = sqlite3.Row
                 if not self._ready:
@@ -139,8 +139,7 @@ class RunStore:
                         with conn:
                             conn.executescript(sql)
                             conn.execute(f"PRAGMA user_version = {number}")
-                    if new:
-                        self._index_files(conn)
+                    self._index_files(conn)
                     self._ready = True
                 yield conn
         except sqlite3.DatabaseError as exc:
@@ -151,9 +150,14 @@ class RunStore:
                              "writing to it, try again when it has finished") from None
 
     def _index_files(self, conn: sqlite3.Connection) -> None:
-        """A new index over a folder that already holds runs (an index moved aside): every run
-        file that reads, listed again (a damaged one is left out, as `show` would refuse it)."""
+        """Every run file the index does not list yet, listed: all of them for a new index over a
+        folder that already holds runs (an index moved aside, or an empty file in its place), and
+        the files copied into the folder since (a run brought from another machine). A damaged file
+        is left out, as `show` would refuse it."""
+        listed = {r[0] for r in conn.execute("SELECT path FROM runs")}
         for path in sorted(self.root.glob("*.json")):
+            if path.name in listed or path.name.startswith("."):
+                continue
             try:
                 record = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
@@ -202,8 +206,11 @@ class RunStore:
 
     def resolve(self, run_id: str) -> str:
         """A full run id from a unique prefix of it."""
+        if unstorable(run_id):  # bytes that are not UTF-8 name no run (and sqlite cannot take them)
+            raise InputError(f"no run {run_id.encode('utf-8', 'replace').decode()!r} in {self.root}; list them with `courtroom runs`")
         with self._index() as conn:
-            rows = conn.execute("SELECT run_id FROM runs WHERE run_id LIKE ? ORDER BY run_id", (run_id + "%",)).fetchall()
+            rows = conn.execute("SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY run_id",
+                                (len(run_id), run_id)).fetchall()  # a prefix as typed: no wildcards
         ids = [r["run_id"] for r in rows]
         if run_id in ids:
             return run_id
@@ -256,6 +263,8 @@ class RunStore:
     def set_feedback(self, run_id: str, rating: str, comment: str = "") -> RunRecord:
         if rating not in ("up", "down"):
             raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")
+        if unstorable(comment):
+            raise InputError("the comment holds bytes that are not UTF-8 text; type it again")
         record = self.load(run_id)
         if record.status != "complete" or record.outcome is None:
             how = {"failed": "failed", "stopped": "was stopped by its budget"}.get(record.status, "did not finish")

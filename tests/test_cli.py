@@ -572,3 +572,43 @@ def test_a_dry_run_says_the_checks_it_does_not_list(runs_dir):
     result = invoke("run", CASES / "code-commit.json", "-b", "scripted", "--dry-run", "--mirror", "--fragility")
     assert result.exit_code == 0
     assert "note: --mirror and --fragility add trials after the verdict" in " ".join(result.stderr.split())
+
+
+def test_a_question_longer_than_a_file_name_may_be_is_the_question(runs_dir):
+    """Context sentences before the question make it longer than a path may be (255 bytes):
+    it is asked, not refused as a file name that is too long."""
+    question = ("The release was planned for Friday, the staging run went well with every check green, and "
+                "product and support signed off; the only open item is the translation of the help pages, "
+                "which is due next week anyway. Given all of that, should we ship the release on Friday?")
+    assert len(question.encode()) > 255
+    result = invoke("run", question, "--backend", "scripted")
+    assert result.exit_code == 0, result.output
+    assert RunStore(runs_dir).list()[0]["question"] == question
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_with_a_mark_and_the_trial_is_kept(runs_dir, tmp_path):
+    import os
+
+    folder = tmp_path / "cv"
+    folder.mkdir()
+    (folder / os.fsdecode(b"r\xe9sum\xe9.txt")).write_text("All 214 tests pass and two reviewers approved.\n")
+    result = invoke("run", "Should we ship?", folder, "--backend", "scripted")
+    assert result.exit_code == 0, result.output
+    [row] = RunStore(runs_dir).list()
+    record = RunStore(runs_dir).load(row["run_id"])
+    [document] = record.case.context
+    assert document.name.endswith("cv/r\ufffdsum\ufffd.txt")
+
+
+def test_text_that_is_not_utf8_is_one_line_and_a_device_is_not_read(runs_dir, tmp_path):
+    import os
+
+    bad = os.fsdecode(b"Should we ship \xff now?")
+    assert one_line_error(invoke("run", bad, "--backend", "scripted")) == (
+        "error: the question holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file")
+    assert "not UTF-8" in one_line_error(invoke("run", CASES / "code-commit.json", "-q", bad, "--backend", "scripted"))
+    assert "is not a regular file" in one_line_error(invoke("run", "Should we ship?", "/dev/zero", "--backend", "scripted"))
+    assert RunStore(runs_dir).list() == []
+    assert invoke("run", CASES / "code-commit.json", "--backend", "scripted").exit_code == 0
+    assert "no run" in one_line_error(invoke("feedback", os.fsdecode(b"\xff"), "up"))
+    assert "comment holds bytes" in one_line_error(invoke("feedback", "2", "up", "-m", bad))

@@ -150,3 +150,29 @@ def test_an_index_moved_aside_is_built_again_from_the_run_files(tmp_path):
     again = RunStore(tmp_path)
     assert sorted(row["run_id"] for row in again.list()) == sorted(r.run_id for r in runs)
     assert again.load(runs[0].run_id).case.question == "One?"
+
+
+def test_an_empty_index_file_and_runs_copied_in_are_listed(tmp_path):
+    """An index emptied to zero bytes, and run files copied into a folder whose index does not
+    list them (runs brought from another machine), are listed and shown like the others."""
+    store = RunStore(tmp_path)
+    mine = record(question="Mine?")
+    store.save(mine)
+    (tmp_path / "index.sqlite").write_bytes(b"")
+    assert [row["run_id"] for row in RunStore(tmp_path).list()] == [mine.run_id]
+    elsewhere = RunStore(tmp_path / "other")
+    theirs = record(question="Theirs?")
+    elsewhere.save(theirs)
+    (tmp_path / "other" / f"{theirs.run_id}.json").rename(tmp_path / f"{theirs.run_id}.json")
+    again = RunStore(tmp_path)
+    assert sorted(row["run_id"] for row in again.list()) == sorted([mine.run_id, theirs.run_id])
+    assert again.load(theirs.run_id).case.question == "Theirs?"
+
+
+@pytest.mark.parametrize("typed", ["%", "2026_", "_0260101"])
+def test_a_prefix_is_matched_as_typed_not_as_a_wildcard(tmp_path, typed):
+    store = RunStore(tmp_path)
+    store.save(record("20260101-000000-aaaaaa"))
+    with pytest.raises(InputError, match="no run"):
+        store.load(typed)
+    assert store.load("2026").run_id == "20260101-000000-aaaaaa"

@@ -116,6 +116,13 @@ def _check_runs_dir(settings: Any) -> None:
         raise InputError(f"the runs directory {root} is not writable; pass --runs-dir with a writable directory")
 
 
+def _is_dir(name: str) -> bool:
+    try:
+        return Path(name).is_dir()
+    except OSError:  # too long for a path
+        return False
+
+
 def _positional_case(args: list[str], question: str | None, context: list[Path]) -> tuple[Path | None, str | None, list[Path]]:
     """``courtroom run CASE.json [EVIDENCE…]`` or ``courtroom run "QUESTION?" EVIDENCE…``.
 
@@ -130,12 +137,15 @@ def _positional_case(args: list[str], question: str | None, context: list[Path])
     if not first.strip():
         raise InputError('the case or question is empty; give a case .json, or the question in quotes: '
                          'courtroom run "Should I …?" EVIDENCE…')
-    is_file = Path(first).is_file()
+    try:
+        is_file = Path(first).is_file()
+    except OSError:  # a question longer than a file name may be ("File name too long") is no file
+        is_file = False
     from ..motion import is_chinese
 
     asked = first.rstrip().endswith(("?", "？")) or is_chinese(first)  # "Deploy?", "是否上线": a question, not a file name
     if is_file or (not asked and " " not in first.strip()) or first.lower().endswith(".json"):
-        if Path(first).is_dir():
+        if is_file is False and _is_dir(first):
             raise InputError(f"{first} is a folder, not a case file; give a case .json, or a quoted question "
                              "followed by the evidence files")
         if not is_file:
