@@ -210,11 +210,7 @@ def _pdf_text(name: str, data: bytes) -> tuple[str, int]:
 def document_from_bytes(name: str, data: bytes, limits: Limits | None = None, *, kind: DocumentKind | None = None) -> Document:
     """Turn uploaded or read bytes into a Document, or raise a ``CaseError`` naming ``name``."""
     limits = limits or Limits()
-    if len(data) > limits.max_file_bytes:
-        raise CaseError(
-            f"{name} is {_human_bytes(len(data))}, over the {_human_bytes(limits.max_file_bytes)} limit; "
-            "attach an excerpt or raise [limits] max_file_bytes in config.toml"
-        )
+    _within(name, len(data), limits)
     kind = kind or kind_of(name)
     pages = None
     encoding = "utf-8"
@@ -238,9 +234,16 @@ def document_from_bytes(name: str, data: bytes, limits: Limits | None = None, *,
     )
 
 
-def pasted_document(text: str, index: int = 1) -> Document:
-    """Text pasted into a chat or widget: evidence like any file."""
+def _within(name: str, size: int, limits: Limits) -> None:
+    if size > limits.max_file_bytes:
+        raise CaseError(f"{name} is {_human_bytes(size)}, over the {_human_bytes(limits.max_file_bytes)} limit; "
+                        "attach an excerpt or raise [limits] max_file_bytes in config.toml")
+
+
+def pasted_document(text: str, index: int = 1, limits: Limits | None = None) -> Document:
+    """Text pasted into a chat or widget: evidence like any file, within the same size limit."""
     text = text.replace("\r\n", "\n").strip("\n")
+    _within("the pasted text", len(text.encode("utf-8", "replace")), limits or Limits())
     return Document(
         name=f"pasted-{index}.txt",
         kind="pasted",
@@ -258,12 +261,7 @@ def read_document(path: Path, display_name: str | None = None, limits: Limits | 
         if not stat.S_ISREG(info.st_mode):
             raise CaseError(f"{name} is not a regular file (a device or a pipe); save what it gives to a file "
                             "and attach that file")
-        size = info.st_size
-        if size > limits.max_file_bytes:  # refuse before reading a huge file into memory
-            raise CaseError(
-                f"{name} is {_human_bytes(size)}, over the {_human_bytes(limits.max_file_bytes)} limit; "
-                "attach an excerpt or raise [limits] max_file_bytes in config.toml"
-            )
+        _within(name, info.st_size, limits)  # refused before a huge file is read into memory
         data = path.read_bytes()
     except CaseError:
         raise
@@ -420,7 +418,7 @@ def load_case(
         if isinstance(entry, dict):  # inline document: {"name": ..., "text": ...}
             if not isinstance(entry.get("text"), str) or not isinstance(entry.get("name", ""), str):
                 raise _case_error(source or "case", "an inline context entry needs 'name' and 'text' strings")
-            documents.append(pasted_document(entry["text"]).model_copy(update={"name": displayable(entry.get("name") or "inline.txt")}))
+            documents.append(pasted_document(entry["text"], limits=limits).model_copy(update={"name": displayable(entry.get("name") or "inline.txt")}))
         else:
             paths.append(entry)
     documents += load_documents(paths, base, limits)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
@@ -20,7 +21,7 @@ from .backends.reuse import Replies
 from .case import Case
 from .config import Settings, load_settings
 from .court import Court
-from .errors import BudgetExceeded, CaseError, CourtroomError
+from .errors import BudgetExceeded, CaseError, CourtroomError, InputError
 from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
 from .motion import motion_for
 from .procedures import get as get_procedure
@@ -38,7 +39,7 @@ class Trial:
         settings: Settings | None = None,
         *,
         procedure: str | None = None,
-        store: RunStore | None | bool = True,
+        store: RunStore | str | os.PathLike[str] | None | bool = True,
         backends: dict[str, Backend] | None = None,
         dry_run: bool = False,
         run_id: str | None = None,
@@ -64,7 +65,12 @@ class Trial:
         self.dry_run = dry_run
         if store is True:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
-        self.store: RunStore | None = store or None
+        elif isinstance(store, (str, os.PathLike)):  # a folder, as the notebook takes it
+            store = RunStore(store)
+        elif not isinstance(store, (RunStore, bool)) and store is not None:
+            raise InputError(f"store must be a folder for the runs, a RunStore, True (the default folder) or False "
+                             f"(keep nothing); got a {type(store).__name__}")
+        self.store: RunStore | None = store.writable() if store else None  # before any model is called
         self.owner = owner
         # pacer: shared by an evaluation; reuse: an earlier trial's calls, whose replies answer the same requests
         self.pool = BackendPool(self.settings, backends, dry_run=dry_run, pacer=pacer,

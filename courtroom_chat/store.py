@@ -80,10 +80,12 @@ def new_run_id() -> str:
 
 
 def default_runs_dir(configured: str = "") -> Path:
-    if configured:
+    """The runs folder: configured ([runs] dir), else $COURTROOM_RUNS_DIR, else the user's data
+    folder. A blank setting is no setting (not a folder named "   ")."""
+    if configured and configured.strip():
         return Path(configured).expanduser()
     env = os.environ.get("COURTROOM_RUNS_DIR")
-    if env:
+    if env and env.strip():
         return Path(env).expanduser()
     from platformdirs import user_data_dir
 
@@ -113,6 +115,19 @@ class RunStore:
         if not self.root.is_dir():
             raise InputError(f"no runs folder {self.root}: check --runs-dir (or [runs] dir in the config); "
                              "`courtroom runs` lists the runs of the default folder")
+        return self
+
+    def writable(self) -> RunStore:
+        """This store, for writing: a folder that cannot be made or written is one line before any
+        model is called (not a whole trial played and then lost)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the runs directory {self.root} ({exc.strerror}); choose a writable "
+                             "folder (--runs-dir, [runs] dir in config.toml, or store=… in the notebook)") from None
+        if not os.access(self.root, os.W_OK):
+            raise InputError(f"the runs directory {self.root} is not writable; choose a writable folder "
+                             "(--runs-dir, [runs] dir in config.toml, or store=… in the notebook)")
         return self
 
     # ------------------------------------------------------------------ index

@@ -176,3 +176,19 @@ def test_a_prefix_is_matched_as_typed_not_as_a_wildcard(tmp_path, typed):
     with pytest.raises(InputError, match="no run"):
         store.load(typed)
     assert store.load("2026").run_id == "20260101-000000-aaaaaa"
+
+
+def test_a_blank_runs_setting_is_no_setting(monkeypatch, tmp_path):
+    from courtroom_chat.store import default_runs_dir
+
+    monkeypatch.setenv("COURTROOM_RUNS_DIR", str(tmp_path / "env"))
+    assert default_runs_dir("   ") == tmp_path / "env"
+    monkeypatch.setenv("COURTROOM_RUNS_DIR", "  ")
+    assert default_runs_dir("").name == "runs" and default_runs_dir("").parent.name == "courtroom-chat"
+
+
+def test_a_folder_that_cannot_be_written_is_refused_for_writing(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(InputError, match=r"cannot create the runs directory .*afile \(File exists\); choose a writable"):
+        RunStore(tmp_path / "afile").writable()
+    assert RunStore(tmp_path / "new").writable().root.is_dir()

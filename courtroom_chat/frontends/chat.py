@@ -259,7 +259,7 @@ async def on_message(message: cl.Message) -> None:
     question, text = split_message(message.content)
     uploads = [(el.name, el.path) for el in message.elements or [] if getattr(el, "path", None)]
     evidence = read_uploads(uploads, limits, already=len(state.pending.documents))
-    evidence.extend(pasted(text, len(state.pending.documents) + len(evidence.documents) + 1))
+    evidence.extend(pasted(text, len(state.pending.documents) + len(evidence.documents) + 1, limits))
     await _refuse(evidence.rejected)
     state.pending.documents += evidence.documents
     if question is None:

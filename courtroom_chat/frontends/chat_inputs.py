@@ -76,8 +76,14 @@ def read_uploads(files: list[tuple[str, str | Path]], limits: Limits, already: i
     return out
 
 
-def pasted(text: str | None, index: int) -> Evidence:
-    return Evidence([pasted_document(text, index)]) if text and text.strip() else Evidence()
+def pasted(text: str | None, index: int, limits: Limits) -> Evidence:
+    """Text pasted into the message as evidence, or the reason it is refused (over the size limit)."""
+    if not text or not text.strip():
+        return Evidence()
+    try:
+        return Evidence([pasted_document(text, index, limits)])
+    except CaseError as exc:
+        return Evidence(rejected=[str(exc)])
 
 
 # ---------------------------------------------------------------- settings panel

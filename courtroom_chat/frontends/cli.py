@@ -99,23 +99,6 @@ class Progress:
             say(f"── {event.status} in {event.duration_ms / 1000:.1f} s · {ran}", "dim")
 
 
-def _check_runs_dir(settings: Any) -> None:
-    """Refuse, before any model is called, a runs directory that cannot be written."""
-    import os
-
-    from ..errors import InputError
-    from ..store import default_runs_dir
-
-    root = default_runs_dir(settings.runs.dir)
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the runs directory {root} ({exc.strerror}); pass --runs-dir with a "
-                         "writable directory") from None
-    if not os.access(root, os.W_OK):
-        raise InputError(f"the runs directory {root} is not writable; pass --runs-dir with a writable directory")
-
-
 def _is_dir(name: str) -> bool:
     try:
         return Path(name).is_dir()
@@ -212,8 +195,6 @@ def run(
     throttle = {k: v for k, v in (("max_concurrency", max_concurrency), ("delay_ms", delay_ms)) if v is not None}
     if throttle:
         settings = settings.with_overrides({"throttle": throttle})
-    if not dry_run:
-        _check_runs_dir(settings)
     the_case = load_case(case, question=question, context=[str(p) for p in context], limits=settings.limits)
     given = _case_inputs(inputs, case_type)
     if given:

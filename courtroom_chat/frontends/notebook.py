@@ -59,7 +59,7 @@ def _open_store(store: RunStore | str | os.PathLike[str] | bool | None, settings
         return RunStore.default((settings or load_settings()).runs.dir)
     if store is False:
         return None
-    return RunStore(store)
+    return RunStore(store).existing()  # a mistyped folder is one line, not a new empty folder
 
 
 class Courtroom(widgets.VBox):
@@ -68,7 +68,7 @@ class Courtroom(widgets.VBox):
     def __init__(
         self,
         case: Case | str | os.PathLike[str] | None = None,
-        settings: Settings | None = None,
+        settings: Settings | str | os.PathLike[str] | None = None,
         *,
         backend: str | None = None,
         dry_run: bool = False,
@@ -77,13 +77,21 @@ class Courtroom(widgets.VBox):
         procedure: str = "decision",
     ):
         problems: list[str] = []
-        if settings is None:
+        if settings is not None and not isinstance(settings, (Settings, str, os.PathLike)):
+            problems.append(f"settings must be a Settings or the path of a config.toml; got a {type(settings).__name__} "
+                            "(using the config in effect)")
+            settings = None
+        if not isinstance(settings, Settings):
             try:
-                settings = load_settings()
+                settings = load_settings(settings)  # the config in effect, or the config.toml named
             except CourtroomError as exc:
                 problems.append(f"{exc} (using the built-in defaults)")
                 settings = Settings()
         self.base_settings = settings
+        if not isinstance(store, (bool, RunStore, str, os.PathLike)):
+            problems.append(f"store must be a folder for the runs, a RunStore, True or False; got a {type(store).__name__} "
+                            "(using the default folder)")
+            store = True
         self.store = store if isinstance(store, (bool, RunStore)) else RunStore(store)
         self.backends = backends
         names = [info.name for info in available()]
@@ -284,7 +292,7 @@ class Courtroom(widgets.VBox):
         limits = (settings or self.base_settings).limits
         documents = list(self.documents.values())
         if self.pasted.value.strip():
-            documents.append(pasted_document(self.pasted.value, 1))
+            documents.append(pasted_document(self.pasted.value, 1, limits))
         if len(documents) > limits.max_files:
             raise CaseError(f"{len(documents)} evidence files is over the limit of {limits.max_files}; "
                             "remove some or raise [limits] max_files in config.toml")

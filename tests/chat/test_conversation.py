@@ -57,6 +57,16 @@ async def test_pasted_text_under_the_question_is_evidence(chat, runs_dir):
     assert not asks(ui) and ui.verdicts()
 
 
+async def test_pasted_text_over_the_size_limit_is_refused_like_a_file(chat, court_config, runs_dir):
+    court_config("[limits]\nmax_file_bytes = 2000\n")
+    async with chat.context(chat.session()) as ui:
+        await chat.send(f"{QUESTION}\n\n" + "The load test passed. " * 200, [chat.upload("test-log.txt", LOG)])
+
+    assert "- the pasted text is 4 kB, over the 2 kB limit" in ui.errors()[0]
+    [record] = stored_records(runs_dir)
+    assert [d.name for d in record.case.context] == ["test-log.txt"]
+
+
 async def test_evidence_first_then_the_court_asks_for_the_question(chat, runs_dir):
     async with chat.context(chat.session()) as ui:
         await chat.send("", [chat.upload("test-log.txt", LOG)])

@@ -48,3 +48,50 @@ def test_importing_the_package_loads_no_heavy_libraries():
             "print(json.dumps([m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []  # runs needs pandas; matplotlib waits for the first plot
+
+
+def test_run_sync_takes_a_folder_as_its_store(tmp_path):
+    record = courtroom_chat.run_sync(str(ESSAY), backend="scripted", store=str(tmp_path / "mine"))
+    assert (tmp_path / "mine" / f"{record.run_id}.json").is_file()
+
+
+def test_a_runs_location_that_cannot_be_written_is_refused_before_the_trial(tmp_path, scripted_settings):
+    """A file where the runs folder should be: one line on Run, and no trial is played (the CLI's
+    check, now the trial's own, so every front end has it)."""
+    blocked = tmp_path / "afile"
+    blocked.write_text("not a folder")
+    widget = Courtroom(ESSAY, scripted_settings, store=blocked)
+    widget.run_button.click()
+    assert widget.task is None and widget.result is None
+    assert widget.message_text.startswith("Error: cannot create the runs directory")
+    assert "store=" in widget.message_text and "partial record" not in widget.message_text
+    assert blocked.read_text() == "not a folder"
+
+
+def test_settings_may_be_a_config_path_and_wrong_types_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURTROOM_BACKEND", raising=False)
+    config = tmp_path / "config.toml"
+    config.write_text('[models]\ndefault = "scripted"\n')
+    widget = Courtroom(ESSAY, str(config), store=False)
+    assert widget.base_settings.model_for("judge").backend == "scripted"
+    widget = Courtroom(ESSAY, 5, store=5)
+    text = widget.message_text
+    assert "settings must be a Settings or the path of a config.toml; got a int" in text
+    assert "store must be a folder for the runs" in text
+
+
+def test_showing_a_run_from_a_mistyped_folder_makes_no_folder(tmp_path):
+    view = Courtroom.show("20260101", store=tmp_path / "typo")
+    assert "no runs folder" in str(view.error)
+    assert not (tmp_path / "typo").exists()
+
+
+def test_pasted_text_is_held_to_the_file_size_limit(scripted_settings):
+    from courtroom_chat.config import Limits
+
+    settings = scripted_settings.model_copy(update={"limits": Limits(max_file_bytes=1000)})
+    widget = Courtroom(ESSAY, settings, store=False)
+    widget.pasted.value = "x" * 2000
+    widget.run_button.click()
+    assert widget.message_text == ("Error: the pasted text is 2 kB, over the 1 kB limit; attach an excerpt "
+                                     "or raise [limits] max_file_bytes in config.toml")
