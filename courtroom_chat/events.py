@@ -232,11 +232,39 @@ def parse_event(data: dict[str, Any]) -> Event:
     return _ADAPTER.validate_python(data)
 
 
-def parse_events(items: list[dict[str, Any]]) -> list[Event]:
-    """Stored events as typed events; events of older releases are upgraded first."""
-    if any(d.get("type") in LEGACY_TYPES or (d.get("type") == "tally_updated" and "counts" not in d)
-           or (d.get("type") == "agent_finished" and "markdown" not in d) for d in items):
-        from .legacy import upgrade_events
+def _damaged(where: str, exc: Exception) -> Exception:
+    from .errors import InputError
 
-        items = upgrade_events(items)
-    return [parse_event(d) for d in items]
+    if hasattr(exc, "errors"):  # pydantic: the field and what is wrong with it
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"][1:] or first["loc"])
+        reason = f"{loc}: {first['msg']}" if loc else first["msg"].split(" does not match")[0]
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
+    return InputError(f"the run's stored {where} is damaged ({reason}); the run file was edited or cut: "
+                      "replay another run, or run the trial again")
+
+
+def parse_events(items: list[dict[str, Any]]) -> list[Event]:
+    """Stored events as typed events; events of older releases are upgraded first. An event the
+    file holds damaged is one line (an ``InputError``); events that stop before the trial's end
+    (a file cut short) end in a warning that says so, so no replay passes for the whole trial."""
+    try:
+        if any(d.get("type") in LEGACY_TYPES or (d.get("type") == "tally_updated" and "counts" not in d)
+               or (d.get("type") == "agent_finished" and "markdown" not in d) for d in items):
+            from .legacy import upgrade_events
+
+            items = upgrade_events(items)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise _damaged("an event of an older release", exc) from None
+    events = []
+    for number, data in enumerate(items, 1):
+        try:
+            events.append(parse_event(data))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise _damaged(f"event {number} ({data.get('type', '?') if isinstance(data, dict) else '?'})", exc) from None
+    if events and not isinstance(events[-1], RunFinished):
+        events.append(WarningRaised(agent="record", rule="record_cut", message=(
+            f"the stored events end after {len(events)} events, before the trial's end: the run file was cut "
+            "short, and what followed is missing from this replay")))
+    return events

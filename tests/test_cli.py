@@ -612,3 +612,26 @@ def test_text_that_is_not_utf8_is_one_line_and_a_device_is_not_read(runs_dir, tm
     assert invoke("run", CASES / "code-commit.json", "--backend", "scripted").exit_code == 0
     assert "no run" in one_line_error(invoke("feedback", os.fsdecode(b"\xff"), "up"))
     assert "comment holds bytes" in one_line_error(invoke("feedback", "2", "up", "-m", bad))
+
+
+def test_a_run_file_damaged_on_disk_is_one_line_and_a_cut_one_says_it_is_cut(runs_dir):
+    import json
+
+    assert invoke("run", CASES / "code-commit.json", "--backend", "scripted").exit_code == 0
+    [row] = RunStore(runs_dir).list()
+    path = runs_dir / f"{row['run_id']}.json"
+    whole = json.loads(path.read_text())
+    cut = dict(whole, events=whole["events"][: len(whole["events"]) // 2])
+    path.write_text(json.dumps(cut))
+    result = invoke("show", row["run_id"])
+    assert result.exit_code == 0 and "the run file was cut short" in " ".join(result.stdout.split())
+    bad = dict(whole, events=[*whole["events"][:3], {"type": "no_such_event"}, *whole["events"][3:]])
+    path.write_text(json.dumps(bad))
+    assert one_line_error(invoke("show", row["run_id"])) == (
+        "error: the run's stored event 4 (no_such_event) is damaged (Input tag 'no_such_event' found using "
+        "'type'); the run file was edited or cut: replay another run, or run the trial again")
+    finished = next(i for i, e in enumerate(whole["events"]) if e["type"] == "agent_finished")
+    events = [dict(e) for e in whole["events"]]
+    del events[finished]["output"]
+    path.write_text(json.dumps(dict(whole, events=events)))
+    assert "is damaged (output: Field required)" in one_line_error(invoke("show", row["run_id"]))

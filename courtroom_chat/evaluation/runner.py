@@ -181,12 +181,12 @@ class Results:
         found: dict[tuple[str, str, str], dict[str, Any]] = {}
         if not self.path.is_file():
             return found
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        for line in self.path.read_bytes().splitlines():
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by a crash: that unit runs again
-            found[(row["item"], row["method"], row["framing"])] = row
+                row = json.loads(line.decode("utf-8"))
+                found[(row["item"], row["method"], row["framing"])] = row
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a crash or damaged on disk: that unit runs again
         return found
 
     def append(self, row: dict[str, Any]) -> None:

@@ -349,7 +349,11 @@ async def export(action: cl.Action) -> None:
     if record is None:
         return
     stored = _store(_base_settings()).path_for(record.run_id).read_bytes()
-    markdown = render.replay(parse_events(record.events)).encode()
+    try:
+        markdown = render.replay(parse_events(record.events)).encode()
+    except CourtroomError as exc:  # a run file damaged on disk
+        await _say(str(exc), error=True)
+        return
     await _notice(cl.Message(
         content=f"The record of run `{record.run_id}`, as JSON and as Markdown.", author=AUTHOR,
         elements=[cl.File(name=f"courtroom-{record.run_id}.json", content=stored, mime="application/json"),

@@ -398,9 +398,8 @@ class Courtroom(widgets.VBox):
         view = TrialView()
         try:
             record = run if isinstance(run, RunRecord) else _open_store(store).load(str(run))  # type: ignore[union-attr]
-        except CourtroomError as exc:
+            view.replay(record)
+        except CourtroomError as exc:  # no such run, or its file damaged
             view.error = exc
             view.show_error(str(exc))
-            return view
-        view.replay(record)
         return view

@@ -311,3 +311,15 @@ def test_the_ruling_as_first_asked_keeps_the_decision_courts_stored_eval_ids(fix
         old = runner.eval_id(dataset, "decision", 0, stored)
     assert runner.eval_id(dataset, "decision", 0, before) == old
     assert runner.eval_id(dataset, "decision", 0, settings) != old
+
+
+def test_damaged_result_lines_run_again_and_the_rest_are_kept(tmp_path):
+    """A results line that is not UTF-8, not JSON, cut short, or missing its keys is a unit to run
+    again, not an error that stops the resumed evaluation."""
+    from courtroom_chat.evaluation.runner import Results
+
+    good = {"item": "a", "method": "court", "framing": "asked", "correct": True}
+    (tmp_path / "results.jsonl").write_bytes(
+        json.dumps(good).encode() + b"\n" + b'{"item": "b", "method": "court", "framing": "asked", "x": "\xff"}\n'
+        + b'{"item": "c", "method"\n' + b'{"method": "court"}\n' + b"[1, 2]\n")
+    assert Results(tmp_path).rows() == {("a", "court", "asked"): good}
