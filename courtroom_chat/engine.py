@@ -19,7 +19,7 @@ from typing import Any
 from .backends import Backend, BackendPool
 from .backends.reuse import Replies
 from .case import Case
-from .config import Settings, load_settings
+from .config import ModelSpec, Settings, load_settings
 from .court import Court
 from .errors import BudgetExceeded, CaseError, CourtroomError, InputError
 from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
@@ -78,6 +78,7 @@ class Trial:
         from . import screening
 
         specs = [self.settings.model_for(role.name) for role in self.procedure.roles]
+        specs += [ModelSpec.parse(spec).resolved(self.settings) for spec in self.procedure.models(self.params)]
         if screening.enabled(self.settings):
             specs.append(self.settings.model_for(screening.ROLE))  # the evidence screener's model, checked up front too
         self.pool.preflight(specs)

@@ -635,3 +635,30 @@ def test_a_run_file_damaged_on_disk_is_one_line_and_a_cut_one_says_it_is_cut(run
     del events[finished]["output"]
     path.write_text(json.dumps(dict(whole, events=events)))
     assert "is damaged (output: Field required)" in one_line_error(invoke("show", row["run_id"]))
+
+
+@pytest.mark.parametrize("script, message", [
+    ("{bad", "malformed JSON at line 1"),
+    ("[]", "a script must be a JSON object"),
+    ('{"nobody": {}}', "unknown role 'nobody' in the script for the decision procedure"),
+])
+def test_a_bad_script_is_one_line_before_the_trial_and_keeps_no_run(runs_dir, tmp_path, script, message):
+    path = tmp_path / "script.json"
+    path.write_text(script)
+    assert message in one_line_error(invoke("run", CASES / "code-commit.json", "--script", path))
+    assert RunStore(runs_dir).list() == []
+
+
+@pytest.mark.parametrize("models, message", [
+    ("foo:bar", "[procedures.classification] judge_models: unknown backend 'foo' in 'foo:bar'"),
+    ("scripted, local:nonexistent", "unknown local model 'nonexistent'"),
+])
+def test_a_judges_model_that_cannot_serve_is_one_line_before_the_hearing(runs_dir, tmp_path, models, message):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[procedures.classification]\njudge_models = "{models}"\n')
+    text = tmp_path / "text.txt"
+    text.write_text("What a day! We won the final.\n")
+    result = invoke("run", "Which label fits?", text, "-p", "classification", "--input", "labels=joy,anger",
+                    "-b", "scripted", "--config", config)
+    assert message in one_line_error(result)
+    assert RunStore(runs_dir).list() == []

@@ -203,6 +203,10 @@ def run(
     own = sorted(set(given) & set(trial.procedure.prepared_inputs))
     if own:  # written by the court from the case (a plain-text transcript has none to give)
         raise trial.procedure.not_given(own)
+    if script:  # a script that is no JSON object, or names a role the procedure has not: one line, no run kept
+        from ..backends.scripted import check_script, load_script
+
+        check_script(load_script(script), trial.procedure, str(script))
     if dry_run and (mirror or fragility):
         checks = " and ".join(n for n, on in (("--mirror", mirror), ("--fragility", fragility)) if on)
         say(f"note: {checks} {'add trials' if mirror and fragility else 'adds a trial'} after the verdict, with the "

@@ -118,6 +118,12 @@ class Procedure:
         the agents only it used, ``only``, and the verdict's own it did without, ``without``)."""
         return ()
 
+    def models(self, params: BaseModel) -> list[str]:
+        """Models the procedure's settings name beyond its roles' (``backend:model``, as written),
+        checked with the roles' before a trial starts: a mistyped one is one line before any call,
+        not a trial failed after its first stages."""
+        return []
+
     def baseline_shots(self, params: BaseModel) -> tuple[int, ...]:
         """Numbers of precedents that benches beside the verdict read other than the verdict's
         own: an evaluation runs each baseline again at each (``single-0-shot``), so one call and

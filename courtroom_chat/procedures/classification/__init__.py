@@ -17,12 +17,13 @@ import re
 from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...backends.base import ModelRequest
 from ...case import Case
 from ...config import ModelSpec
 from ...court import Agent, Court
+from ...errors import ConfigError
 from ...evidence import EvidenceIndex
 from ...records import Confidence, Outcome
 from .. import deliberation
@@ -156,6 +157,16 @@ class Parameters(BaseModel):
     def judge_specs(self) -> list[str]:
         return listed(self.judge_models)
 
+    @field_validator("judge_models")
+    @classmethod
+    def _judge_models_read(cls, value: str) -> str:
+        for spec in listed(value):  # "foo:bar" is refused with the settings, before the hearing is called
+            try:
+                ModelSpec.parse(spec, where="judge_models")
+            except ConfigError as exc:
+                raise ValueError(str(exc).removeprefix("judge_models: ")) from None
+        return value
+
     def other_choice(self) -> str:
         return "random" if self.precedent_choice == "similar" else "similar"
 
@@ -212,6 +223,9 @@ class ClassificationCourt(Procedure):
         "pool": "precedents: a dataset name, a JSONL file of {text, label, reason}, or a list of such objects",
         "pool_seed": "the seed of a dataset's pool (an evaluation sets it)",
     }
+
+    def models(self, params: Any) -> list[str]:
+        return params.judge_specs()  # each judge's own model, checked before the hearing
 
     def check_case(self, case: Case) -> None:
         case_labels.check(case)
