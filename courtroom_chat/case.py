@@ -381,8 +381,11 @@ def load_case(
         if not case_path.is_file():
             raise CaseError(f"case file not found: {case_path}")
         try:
-            data = json.loads(case_path.read_text(encoding="utf-8"))
+            data = json.loads(case_path.read_text(encoding="utf-8-sig"))  # a BOM some editors write is no error
         except json.JSONDecodeError as exc:
+            if case_path.suffix.lower() != ".json":  # `courtroom run notes.md`: evidence given as the case
+                raise CaseError(f"{case_path} is not a case file (a case file is JSON); to ask about it, put the "
+                                f'question first: courtroom run "Should I …?" {case_path}') from None
             raise _case_error(source, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except UnicodeDecodeError:
             raise _case_error(source, "is not UTF-8 text; save the case file as UTF-8") from None

@@ -399,9 +399,16 @@ def write_config(path: str | os.PathLike[str], settings: Settings | None = None,
     """Write ``settings`` (default: the defaults) as TOML with tomli-w."""
     import tomli_w
 
+    if not str(path).strip():
+        raise ConfigError("no path given for the config file; give one such as config.toml")
     target = Path(path)
+    if target.is_dir():
+        raise ConfigError(f"{target} is a folder; give the path of a file in it, such as {target / 'config.toml'}")
     if target.exists() and not force:
         raise ConfigError(f"{target} already exists; pass --force to overwrite it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(tomli_w.dumps((settings or Settings()).model_dump(exclude_none=True)), encoding="utf-8")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # the user config's folder may not exist yet
+        target.write_text(tomli_w.dumps((settings or Settings()).model_dump(exclude_none=True)), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {target} ({exc.strerror or exc}); give a path in a folder you can write") from None
     return target

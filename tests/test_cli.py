@@ -492,8 +492,13 @@ def test_an_empty_backend_or_procedure_is_refused_not_read_as_the_default(runs_d
 def test_a_file_the_system_refuses_and_an_unexpected_error_are_one_line(tmp_path, monkeypatch):
     folder = tmp_path / "cfg"
     folder.mkdir()
-    result = invoke("config", "init", folder, "--force")
-    assert result.exit_code == 2 and one_line_error(result) == f"error: cannot use {folder}: Is a directory; check the path"
+    for force in ([], ["--force"]):  # the same line with and without --force
+        result = invoke("config", "init", folder, *force)
+        assert result.exit_code == 2 and one_line_error(result) == (
+            f"error: {folder} is a folder; give the path of a file in it, such as {folder / 'config.toml'}")
+    result = invoke("config", "init", tmp_path / "new" / "deeper" / "config.toml")
+    expected = f"wrote {tmp_path / 'new' / 'deeper' / 'config.toml'} (made the folder {tmp_path / 'new'})"
+    assert result.exit_code == 0 and "".join(result.stdout.split()) == "".join(expected.split())  # wrapped at 80
     import courtroom_chat.config as config
 
     def broken(*_a, **_k):
@@ -662,3 +667,37 @@ def test_a_judges_model_that_cannot_serve_is_one_line_before_the_hearing(runs_di
                     "-b", "scripted", "--config", config)
     assert message in one_line_error(result)
     assert RunStore(runs_dir).list() == []
+
+
+def test_a_bom_case_file_reads_and_evidence_given_as_the_case_says_how_to_ask(runs_dir, tmp_path):
+    case = tmp_path / "bom.json"
+    case.write_bytes(b'\xef\xbb\xbf{"question": "Should we ship?", "context": []}')
+    assert invoke("run", case, "--backend", "scripted", "--dry-run").exit_code == 0
+    notes = tmp_path / "notes.md"
+    notes.write_text("The load test passed.\n")
+    assert one_line_error(invoke("run", notes, "--backend", "scripted")) == (
+        f'error: {notes} is not a case file (a case file is JSON); to ask about it, put the question first: '
+        f'courtroom run "Should I …?" {notes}')
+
+
+def test_output_is_never_written_into_the_runs_folder(runs_dir):
+    assert invoke("run", CASES / "code-commit.json", "--backend", "scripted").exit_code == 0
+    [row] = RunStore(runs_dir).list()
+    stored = runs_dir / f"{row['run_id']}.json"
+    before = stored.read_bytes()
+    for target in (stored, runs_dir / "index.sqlite", runs_dir / "verdict.json"):
+        message = one_line_error(invoke("run", CASES / "code-commit.json", "--backend", "scripted", "-o", target, "--force"))
+        assert "is in the runs folder" in message
+    assert stored.read_bytes() == before and len(RunStore(runs_dir).list()) == 1
+
+
+def test_control_codes_in_a_question_never_reach_the_terminal(runs_dir):
+    asked = "Should we \x1b[31mship\x1b]0;owned\x07 it\x9b2J?"
+    result = invoke("run", asked, "--backend", "scripted")
+    assert result.exit_code == 0, result.output
+    assert not any(c in result.output for c in "\x1b\x07\x9b") and "Should we ship it" in result.stderr
+    [row] = RunStore(runs_dir).list()
+    for fmt in ("markdown", "terminal"):
+        shown = invoke("show", row["run_id"], "-f", fmt)
+        assert shown.exit_code == 0 and "\x1b" not in shown.output and "ship it" in shown.output
+    assert RunStore(runs_dir).load(row["run_id"]).case.question == asked.strip()  # stored as given

@@ -120,6 +120,14 @@ def test_a_corpus_folder_with_no_readable_file_is_one_line(tmp_path):
     assert "holds no readable file" in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def test_a_corpus_option_that_is_no_folder_is_named_as_given(tmp_path):
+    (tmp_path / "law.txt").write_text("Section 1. Theft is punishable.\n")
+    for given, what in ((tmp_path / "law.txt", "is a file"), (tmp_path / "missing", "is not found")):
+        result = CliRunner().invoke(app, ["kb", "search", "theft", "--corpus", str(given)])
+        assert result.exit_code == 2 and result.output.strip() == (
+            f"error: --corpus {given} {what}; give a folder of your own .txt, .md, .pdf or .json files")
+
+
 def test_a_corpus_file_that_holds_no_text_is_left_out_and_named(tmp_path):
     (tmp_path / "rules.md").write_text("# Section 1. Quiet hours\nNo music after ten at night.\n", encoding="utf-8")
     (tmp_path / "scan.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))

@@ -15,7 +15,7 @@ import typer
 
 from .chat_cli import chat_app
 from .eval_cli import calibration_command, eval_command
-from .terminal import console, fail, guarded, interrupted, say
+from .terminal import console, fail, guarded, interrupted, printable, say
 
 if TYPE_CHECKING:
     pass
@@ -81,7 +81,7 @@ class Progress:
             if self.verbose and event.markdown:
                 from rich.markdown import Markdown
 
-                console().print(Markdown(render.fold_details(event.markdown)))
+                console().print(Markdown(printable(render.fold_details(event.markdown))))
         elif kind == "agent_failed":
             say(f"✗ {event.agent} failed: {event.error}", "red", indent=3)
         elif kind == "tally_updated" and event.pending == 0:
@@ -192,6 +192,8 @@ def run(
     if script and not backend:
         backend = "scripted"
     settings = _settings(config, backend, script, runs_dir)
+    if output is not None:
+        _outside_runs(output, settings)
     throttle = {k: v for k, v in (("max_concurrency", max_concurrency), ("delay_ms", delay_ms)) if v is not None}
     if throttle:
         settings = settings.with_overrides({"throttle": throttle})
@@ -233,9 +235,9 @@ def run(
     else:
         result = render.replay(events)
     if dry_run and not output:
-        sys.stdout.write(result + "\n")
+        sys.stdout.write(printable(result) + "\n")
     elif fmt == "json" and not output:
-        sys.stdout.write(result + "\n")
+        sys.stdout.write(printable(result) + "\n")
     else:
         _print_outcome(record, events, verbose)
     if output:
@@ -270,6 +272,17 @@ def _check_output(output: Path, force: bool, inputs: list[Path | None]) -> None:
         raise InputError(f"--output {output} already exists; pass --force to replace it, or choose another name")
 
 
+def _outside_runs(output: Path, settings: Any) -> None:
+    """Refuse an --output in the runs folder, whose files are the stored runs and their index."""
+    from ..errors import InputError
+    from ..store import default_runs_dir
+
+    runs = default_runs_dir(settings.runs.dir).resolve()
+    if output.resolve().is_relative_to(runs):
+        raise InputError(f"--output {output} is in the runs folder {runs}, whose files are the stored runs; "
+                         "choose a path outside it (`courtroom show ID` prints any stored run)")
+
+
 def _case_inputs(pairs: list[str], case_type: str | None) -> dict[str, str]:
     """--input KEY=VALUE pairs (and --type) as the case's procedure inputs."""
     from ..errors import InputError
@@ -296,7 +309,7 @@ def _print_outcome(record: Any, events: list[Any], verbose: bool) -> None:
         presenter.apply(e)
     text = presenter.outcome_text()
     text = render.strip_details(text) if verbose else render.fold_details(text)
-    console(stderr=False).print(Markdown(text))
+    console(stderr=False).print(Markdown(printable(text)))
 
 
 @app.command()
@@ -393,11 +406,11 @@ def show(
     if fmt == "json":
         sys.stdout.write(json.dumps(record.to_result(), indent=1, ensure_ascii=False) + "\n")
     elif fmt == "markdown":
-        sys.stdout.write(render.replay(parse_events(record.events)))
+        sys.stdout.write(printable(render.replay(parse_events(record.events))))
     else:
         from rich.markdown import Markdown
 
-        console(stderr=False).print(Markdown(render.replay(parse_events(record.events), html=False)))
+        console(stderr=False).print(Markdown(printable(render.replay(parse_events(record.events), html=False))))
 
 
 # "Replay a past trial" is how people ask for it: the same command under that name.
@@ -489,6 +502,11 @@ def _knowledge_base(config: Path | None, corpus: Path | None, store: str | None)
     settings = _settings(config, None, None, None)
     kb = settings.kb
     if corpus is not None:
+        if not corpus.is_dir():
+            from ..errors import InputError
+
+            raise InputError(f"--corpus {corpus} is {'a file' if corpus.exists() else 'not found'}; give a folder "
+                             "of your own .txt, .md, .pdf or .json files")
         kb = kb.model_copy(update={"user_corpus": str(corpus)})
     if store is not None:
         if store not in ("embedded", "server"):
@@ -566,8 +584,9 @@ def config_init(
     """Write a config.toml with every setting at its default."""
     from ..config import write_config
 
+    missing = next((folder for folder in reversed(path.parents) if not folder.exists()), None) if str(path).strip() else None
     written = write_config(path, force=force)
-    say(f"wrote {written}", stderr=False)
+    say(f"wrote {written}" + (f" (made the folder {missing})" if missing else ""), stderr=False)
 
 
 @config_app.command("show")

@@ -1,13 +1,16 @@
 """What every ``courtroom`` command shares: consoles, one-line errors, and literal printing.
 
 Nothing a user or a model wrote is ever read as Rich markup: a path holding ``[/draft]``,
-a glob like ``logs/[ab]*.txt`` or an install hint like ``'.[local-1.5b]'`` prints as it is.
+a glob like ``logs/[ab]*.txt`` or an install hint like ``'.[local-1.5b]'`` prints as it is. Nor
+does it reach the terminal as control codes: an escape sequence in a question, a log or a
+model's reply (colours, a cursor move, a title change) is dropped from what is printed.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -22,13 +25,22 @@ def console(stderr: bool = True) -> Console:
     return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
 
 
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal control codes (escape sequences, C0 and C1 controls but newline
+    and tab): what was stored is kept as it is, only what reaches the terminal is cleaned."""
+    return _CONTROL.sub("", text)
+
+
 def say(text: str, style: str = "", *, stderr: bool = True, indent: int = 0, wrap: bool = True) -> None:
     """Print ``text`` literally, wrapped at the terminal's width (continuation lines indented);
     ``wrap=False`` keeps it one line (a line other programs read, such as a URL)."""
     from rich.text import Text
 
     out = console(stderr)
-    body = Text(text, style=style)
+    body = Text(printable(text), style=style)
     if not wrap:
         out.print(body, soft_wrap=True)
     elif indent:
@@ -42,7 +54,7 @@ def say(text: str, style: str = "", *, stderr: bool = True, indent: int = 0, wra
 def fail(message: str, code: int) -> None:
     from rich.text import Text
 
-    console().print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)  # one line, never wrapped
+    console().print(Text.assemble(("error: ", "bold red"), printable(message)), soft_wrap=True)  # one line, never wrapped
     raise typer.Exit(code)
 
 
