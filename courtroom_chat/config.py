@@ -314,6 +314,15 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _validate(data: dict[str, Any], source: str, *, file: bool = False) -> Settings:
+    legacy = [(section, key) for section in LEGACY_SECTIONS if isinstance(data.get(section), dict) for key in data[section]]
+    if legacy:  # named in the section the person wrote, not the one it is read into
+        from .procedures import parameters_model
+
+        known = parameters_model("decision").model_fields
+        for section, key in legacy:
+            if key not in known:
+                raise ConfigError(f"{source}: unknown key '{key}' in [{section}] (an earlier release's section, now "
+                                  f"[procedures.decision]); known keys: {', '.join(known)}")
     data = upgrade(data)
     if file and isinstance(data.get("procedures"), dict):
         from .procedures import available

@@ -37,7 +37,9 @@ def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
         ('[models]\njudge = "openai:gpt-4"\n', "unknown backend 'openai'"),
         ('[models]\nbailiff = "local"\n', "[models] unknown role 'bailiff'; known roles: default,"),
         # A config of the first release: [parameters]/[validation] were the decision court's.
-        ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [procedures.decision]"),
+        ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [parameters] (an earlier release's section, now "
+                                         "[procedures.decision])"),
+        ("[validation]\nfoo = 1\n", "unknown key 'foo' in [validation]"),
         ("[budget]\nmax_usd = -1\n", "[budget] max_usd: Input should be greater than or equal to 0"),
         ("[parameters\n", "not valid TOML"),
     ],
