@@ -53,11 +53,19 @@ def unstorable(text: str) -> bool:
     return False
 
 
+_NOT_UTF8 = "holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file"
+
+
 def typed_text(text: str, what: str) -> str:
     """``text`` when it is text that can be stored; else one line naming ``what`` and the fix."""
     if unstorable(text):
-        raise CaseError(f"{what} holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file")
+        raise CaseError(f"{what} {_NOT_UTF8}")
     return text
+
+
+def _irregular(name: str) -> CaseError:
+    """A device, a pipe or a process substitution ``<(…)``: reading it could hang or never end."""
+    return CaseError(f"{name} is not a regular file (a device or a pipe); save what it gives to a file and attach that file")
 
 
 class Document(BaseModel):
@@ -114,7 +122,7 @@ class Case(BaseModel):
         if not value:
             raise ValueError("the question is empty")
         if unstorable(value):
-            raise ValueError("the question holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file")
+            raise ValueError(f"the question {_NOT_UTF8}")
         return value
 
     @field_validator("source")
@@ -259,8 +267,7 @@ def read_document(path: Path, display_name: str | None = None, limits: Limits | 
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise CaseError(f"{name} is not a regular file (a device or a pipe); save what it gives to a file "
-                            "and attach that file")
+            raise _irregular(name)
         _within(name, info.st_size, limits)  # refused before a huge file is read into memory
         data = path.read_bytes()
     except CaseError:
@@ -323,9 +330,8 @@ def expand_paths(entries: list[str], base: Path, limits: Limits | None = None) -
                 add(p)
         elif target.is_file():
             add(target)
-        elif target.exists():  # a device, a pipe, a process substitution <(…): read it would hang or never end
-            raise CaseError(f"{entry} is not a regular file (a device or a pipe); save what it gives to a file "
-                            "and attach that file")
+        elif target.exists():
+            raise _irregular(entry)
         else:
             raise CaseError(f"evidence file not found: {entry} (looked in {target.parent})")
     if len(found) > limits.max_files:

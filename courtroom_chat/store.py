@@ -120,11 +120,7 @@ class RunStore:
     def writable(self) -> RunStore:
         """This store, for writing: a folder that cannot be made or written is one line before any
         model is called (not a whole trial played and then lost)."""
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"cannot create the runs directory {self.root} ({exc.strerror}); choose a writable "
-                             "folder (--runs-dir, [runs] dir in config.toml, or store=… in the notebook)") from None
+        self._mkdir()
         if not os.access(self.root, os.W_OK):
             raise InputError(f"the runs directory {self.root} is not writable; choose a writable folder "
                              "(--runs-dir, [runs] dir in config.toml, or store=… in the notebook)")
@@ -136,7 +132,8 @@ class RunStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InputError(f"cannot create the runs directory {self.root}: {exc.strerror}; pass --runs-dir") from None
+            raise InputError(f"cannot create the runs directory {self.root} ({exc.strerror}); choose a writable "
+                             "folder (--runs-dir, [runs] dir in config.toml, or store=… in the notebook)") from None
 
     @contextmanager
     def _index(self) -> Iterator[sqlite3.Connection]:
