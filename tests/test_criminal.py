@@ -306,6 +306,18 @@ def test_the_sentence_is_read_from_the_judgment_text_and_validated():
         JudgmentReply(facts="f", reasoning="r", law="l", charges=[], fine=-1, text="t")
 
 
+def test_an_acquittal_that_sentences_is_sent_back():
+    """Seen on the 1.5B (ljp-110): no charge, "not guilty", and a month's prison, a fine and probation."""
+    reply = JudgmentReply(facts="f", reasoning="r", law="l", charges=[], term_months=1, fine=500, probation_months=3,
+                          text="被告人刘某无罪。判处有期徒刑一个月，缓刑三个月，并处罚金人民币五百元。")
+    problems = [p for p in judgment_problems(reply, zh=True) if p.rule == "judgment_acquittal"]
+    assert len(problems) == 1 and "term_months, fine, probation_months" in problems[0].message
+    acquitted = reply.model_copy(update={"term_months": 0, "fine": 0, "probation_months": 0, "text": "被告人刘某无罪。"})
+    assert judgment_problems(acquitted, zh=True) == []
+    convicted = reply.model_copy(update={"charges": ["非法持有枪支罪"], "text": "被告人刘某犯非法持有枪支罪，" + reply.text[7:]})
+    assert not [p for p in judgment_problems(convicted, zh=True) if p.rule == "judgment_acquittal"]
+
+
 @needs_data
 def test_both_simcourt_formats_load_in_place():
     new = load_case(LJP / "cases" / "10.json")

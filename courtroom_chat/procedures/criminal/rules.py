@@ -227,6 +227,12 @@ def judgment_problems(reply: JudgmentReply, zh: bool) -> list[Problem]:
         elif in_text is None and field > 0 and not said.special:
             problems.append(Problem("judgment_fields", f"{name} is {field:g} but the text does not state it; "
                                                        "write it in the text too"))
+    if not reply.charges and not said.special and (sentence := [name for name, in_text, field in pairs if field > 0 or (in_text or 0) > 0]):
+        # an acquittal that sentences (a 1.5B judge: no charge, "not guilty", and a month's prison and a fine)
+        problems.append(Problem("judgment_acquittal", (
+            f"the judgment names no charge, an acquittal, yet sentences the defendant ({', '.join(sentence)}); name the "
+            "charge the facts found prove and keep the sentence, or acquit and set term_months, fine and "
+            "probation_months to 0 and state no sentence in the text")))
     for charge in reply.charges:
         if zh and not chinese(charge):
             problems.append(Problem("judgment_charge", f"the charge '{charge}' is not named in Chinese; name each charge "
