@@ -74,7 +74,7 @@ class Courtroom(widgets.VBox):
         dry_run: bool = False,
         store: RunStore | str | os.PathLike[str] | bool = True,
         backends: dict[str, Backend] | None = None,
-        procedure: str = "decision",
+        procedure: str | None = None,
     ):
         problems: list[str] = []
         if settings is not None and not isinstance(settings, (Settings, str, os.PathLike)):
@@ -94,11 +94,6 @@ class Courtroom(widgets.VBox):
             store = True
         self.store = store if isinstance(store, (bool, RunStore)) else RunStore(store)
         self.backends = backends
-        names = [info.name for info in available()]
-        if procedure not in names:
-            problems.append(f"unknown procedure '{procedure}'; use one of {', '.join(names)} (the decision court is shown)")
-            procedure = "decision"
-        self.procedure = procedure
         self.role_models: dict[str, widgets.Combobox] = {}  # built with the procedure's widgets
         self.result: RunRecord | None = None
         self.error: BaseException | None = None
@@ -106,6 +101,7 @@ class Courtroom(widgets.VBox):
         self.trial: Trial | None = None
         self.documents: dict[str, Document] = {}  # by name: the case's files, then uploads
         self._filed: list[Any] = []  # exhibits filed with the case
+        self._case: Case | None = None  # the case given: its procedure's inputs go with the form's question
         question = ""
         if case is not None and not isinstance(case, (Case, str, os.PathLike)):
             problems.append(f"Courtroom's first argument is the case: a Case, or the path of a case .json; got a "
@@ -117,8 +113,15 @@ class Courtroom(widgets.VBox):
             except CourtroomError as exc:
                 problems.append(str(exc))
             else:
-                question, self._filed = loaded.question, list(loaded.evidence)
+                question, self._filed, self._case = loaded.question, list(loaded.evidence), loaded
                 self.documents = {d.name: d for d in loaded.context}
+        names = [info.name for info in available()]
+        if procedure is None:  # the procedure the case file names (a criminal case, a transcript), else the decision court
+            procedure = self._case.procedure if self._case is not None and self._case.procedure else "decision"
+        if procedure not in names:
+            problems.append(f"unknown procedure '{procedure}'; use one of {', '.join(names)} (the decision court is shown)")
+            procedure = "decision"
+        self.procedure = procedure
 
         self.question = widgets.Textarea(value=question, rows=2, layout=_FULL, description="Question", style=_STYLE)
         self.asking = widgets.HTML()  # what to type for the chosen procedure
@@ -296,7 +299,10 @@ class Courtroom(widgets.VBox):
         if len(documents) > limits.max_files:
             raise CaseError(f"{len(documents)} evidence files is over the limit of {limits.max_files}; "
                             "remove some or raise [limits] max_files in config.toml")
-        return new_case(self.question.value, documents, self._filed)
+        case = new_case(self.question.value, documents, self._filed)
+        if self._case is not None:  # the case file's procedure, inputs and source stay with the edited form
+            case = self._case.model_copy(update={"question": case.question, "context": case.context, "evidence": case.evidence})
+        return case
 
     # ------------------------------------------------------------------ running
 

@@ -84,3 +84,18 @@ def test_an_unknown_procedure_is_one_line_in_the_form():
     w = Courtroom(None, Settings().with_backend("scripted"), procedure="nosuch", store=False)
     assert "unknown procedure &#x27;nosuch&#x27;; use one of decision, classification" in w.message.value
     assert w.procedure_choice.value == "decision"
+
+
+async def test_a_case_file_of_a_procedure_is_tried_by_it_with_its_inputs():
+    """A case file that names its procedure and holds its inputs (a defendant, an indictment; a
+    transcript) is tried by that procedure from the widget, as from the CLI, not put to the
+    decision court as a bare question."""
+    cases = Path(__file__).resolve().parents[2] / "cases"
+    w = Courtroom(cases / "criminal-burglary.json", Settings().with_backend("scripted"), store=False)
+    assert w.procedure == "criminal" and w.message_text == ""
+    w.run_button.click()
+    await w.task
+    assert w.error is None and w.result.status == "complete" and w.result.procedure == "criminal"
+    assert w.result.case.inputs["defendant"].startswith("Daniel Reyes")  # the file's inputs went to the trial
+    bench = Courtroom(cases / "samvad-theft.json", Settings().with_backend("scripted"), store=False)
+    assert bench.procedure == "samvad" and bench.form_case().inputs == bench._case.inputs != {}
