@@ -281,8 +281,11 @@ async def on_message(message: cl.Message) -> None:
     except CourtroomError as exc:
         await _say(str(exc), error=True)
         return
-    state.pending = Evidence()
-    await run_trial(case, base=base)
+    attached, state.pending = state.pending, Evidence()
+    if await run_trial(case, base=base) is None and attached.documents:  # it could not start: nothing is lost
+        state.pending.documents[:0] = attached.documents
+        names = ", ".join(d.name for d in attached.documents)
+        await _say(f"Your evidence ({names}) is still attached: ask again and it goes with the question.")
 
 
 # ---------------------------------------------------------------- settings, profiles, resume
