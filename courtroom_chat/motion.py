@@ -589,17 +589,23 @@ def is_chinese(text: str) -> bool:
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "etc", "no", "inc", "ltd", "co", "jr", "sr"}
 
 
-def _parts(question: str) -> tuple[str, str, str]:
-    """(before, question, after): the sentence that asks (the last ending in "?", else the last)
-    and the sentences of context around it. Abbreviations and initials ("Mr. Hollis", "J. Smith")
-    end no sentence."""
+def _sentences(question: str) -> list[str]:
+    """The question's sentences. Abbreviations and initials ("Mr. Hollis", "J. Smith") end none,
+    and neither does a stop inside quotes or brackets."""
     q = re.sub(r"\s+", " ", question).strip()
     masked = re.sub(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|\([^()]*\)", lambda m: "x" * len(m.group(0)), q)  # no cut inside quotes
     cuts = [m.end() for m in re.finditer(r"[.!?;:](?:[\"'’”)\]])?\s+(?=\S)", masked)
             if not re.search(r"(?:^|\s)(?:[A-Za-z]|" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r")[.]$",
                              q[:m.start() + 1], re.IGNORECASE)]
     bounds = [0, *cuts, len(q)]
-    sentences = [q[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [q[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _parts(question: str) -> tuple[str, str, str]:
+    """(before, question, after): the sentence that asks (the last ending in "?", else the last)
+    and the sentences of context around it."""
+    q = re.sub(r"\s+", " ", question).strip()
+    sentences = _sentences(q)
     at = next((i for i in range(len(sentences) - 1, -1, -1) if sentences[i].endswith("?")), len(sentences) - 1)
     while at > 0 and sentences[at].lower().startswith("or "):  # "Should we ship? Or wait?" is one question
         sentences[at - 1:at + 1] = [f"{sentences[at - 1]} {sentences[at]}"]
@@ -607,6 +613,36 @@ def _parts(question: str) -> tuple[str, str, str]:
     if len(sentences) == 1 or len(sentences[at].split(" ")) < 2:
         return "", q, ""
     return " ".join(sentences[:at]), sentences[at], " ".join(sentences[at + 1:])
+
+
+_WH = {"what", "why", "how", "who", "whom", "whose", "where", "when", "which"}
+
+
+def not_asked(question: str) -> str:
+    """Why ``question`` is no yes/no question a verdict can answer, or "": a greeting or a
+    statement ("hi", "The build is broken."), a question of what or why ("What is this?"), or two
+    questions at once ("Should I merge PR #214? Should I also deploy it?", where the court would
+    answer only the second). Chinese questions, which need no question mark, are left to the
+    rules; a choice ("Which design, A or B?") is the choice rules' to word."""
+    q = re.sub(r"\s+", " ", question).strip()
+    if not _clean(q):
+        return "the question is empty; ask a yes/no question such as 'Should I merge this PR?'"
+    if is_chinese(q):
+        return ""
+    shown = q if len(q) <= 60 else q[:57] + "…"
+    asking = [s for s in _sentences(q) if s.endswith("?") and not s.lower().startswith("or ")]
+    opener = lambda s: re.sub(r"^[\"“‘(\[]+", "", s).split(" ")[0].lower().strip(",")  # noqa: E731
+    if not asking and opener(_parts(q)[1]) not in _QUESTION_WORDS:
+        return (f"“{shown}” is not a yes/no question; ask one the court can decide, such as “Should I merge "
+                "PR #214?”, and attach the evidence")
+    yes_no = [s for s in asking if opener(s) not in _WH]
+    if len(yes_no) > 1:
+        return (f"“{shown}” asks {len(yes_no)} questions; the court decides one at a time: ask “{yes_no[0]}” "
+                "first, then the next")
+    if asking and not yes_no and opener(asking[-1]) in _WH and not re.search(r"(?i)\bor\b|,", asking[-1]):
+        return (f"“{shown}” asks {opener(asking[-1])}, which a yes or a no cannot answer; ask a yes/no question, "
+                "such as “Should we ship the release on Friday?”")
+    return ""
 
 
 def asked(question: str) -> tuple[str, str]:

@@ -53,11 +53,17 @@ def fields(parameters: BaseModel) -> list[Field]:
 
 
 def coerce(field: Field, value: Any) -> Any:
-    """A panel value as the parameter's type (sliders and text boxes may give floats or strings)."""
+    """A panel value as the parameter's type (sliders and text boxes may give floats or strings);
+    a text that is no number is a ``ConfigError`` naming the setting."""
     if field.kind == "switch":
         return bool(value)
-    if field.integer:
-        return int(round(float(value)))
-    if isinstance(field.initial, float):
-        return float(value)
+    try:
+        if field.integer:
+            return int(round(float(value)))
+        if isinstance(field.initial, float):
+            return float(value)
+    except (TypeError, ValueError, OverflowError):
+        from .errors import ConfigError
+
+        raise ConfigError(f"{field.label.lower()} must be a number, got {value!r}") from None
     return value

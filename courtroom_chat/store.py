@@ -272,16 +272,20 @@ class RunStore:
         with self._index() as conn:
             return [r["run_id"] for r in conn.execute(query + " ORDER BY started_at", args).fetchall()]
 
-    def set_feedback(self, run_id: str, rating: str, comment: str = "") -> RunRecord:
+    def set_feedback(self, run_id: str, rating: str, comment: str | None = None) -> RunRecord:
+        """Rate a run's verdict; with no comment, one given before is kept (a rating changed from
+        down to up does not erase why)."""
         if rating not in ("up", "down"):
             raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")
-        if unstorable(comment):
+        if comment is not None and unstorable(comment):
             raise InputError("the comment holds bytes that are not UTF-8 text; type it again")
         record = self.load(run_id)
         if record.status != "complete" or record.outcome is None:
             how = {"failed": "failed", "stopped": "was stopped by its budget"}.get(record.status, "did not finish")
             raise InputError(f"run {record.run_id} {how} and has no verdict to rate; "
                              "rate a run that reached one (`courtroom runs` lists them)")
+        if comment is None:
+            comment = record.feedback.comment if record.feedback is not None else ""
         record.feedback = Feedback(rating=rating, comment=comment)  # type: ignore[arg-type]
         with self._index() as conn:
             owner_row = conn.execute("SELECT owner FROM runs WHERE run_id = ?", (record.run_id,)).fetchone()

@@ -701,3 +701,9 @@ def test_control_codes_in_a_question_never_reach_the_terminal(runs_dir):
         shown = invoke("show", row["run_id"], "-f", fmt)
         assert shown.exit_code == 0 and "\x1b" not in shown.output and "ship it" in shown.output
     assert RunStore(runs_dir).load(row["run_id"]).case.question == asked.strip()  # stored as given
+
+
+def test_the_decision_court_refuses_a_message_that_is_no_yes_no_question(runs_dir):
+    for message, why in (("What is this?", "asks what"), ("Should I merge? Should I also deploy it?", "asks 2 questions")):
+        assert why in one_line_error(invoke("run", message, "--backend", "scripted"))
+    assert RunStore(runs_dir).list() == []

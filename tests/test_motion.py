@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -605,3 +606,45 @@ def test_a_written_motion_keeps_the_questions_names_not_those_of_its_context():
 ])
 def test_a_question_of_what_to_do_is_told_from_a_case_at_law(question, what_to_do):
     assert asks_what_to_do(question) is what_to_do
+
+
+@pytest.mark.parametrize("message, refused", [
+    ("hi", "is not a yes/no question"),
+    ("thanks!", "is not a yes/no question"),
+    ("The build is broken.", "is not a yes/no question"),
+    ("What is this?", "asks what, which a yes or a no cannot answer"),
+    ("Why not ship now?", "asks why"),
+    ("Should I merge PR #214 now? Should I also deploy it to prod?",
+     "asks 2 questions; the court decides one at a time: ask “Should I merge PR #214 now?” first"),
+    ("Should I merge PR #214?", ""),
+    ("Deploy?", ""),
+    ("Merge PR #214 now?", ""),
+    ("Tests pass and two people approved. Should I merge?", ""),
+    ("Should I merge? It has two approvals.", ""),
+    ("Should we ship? Or wait?", ""),
+    ("Design A or B?", ""),
+    ("Which design should we use, A or B?", ""),
+    ("Should I merge PR #214 (is it safe? yes) now?", ""),
+    ("是否上线", ""),
+    ("Whether to publish the essay now", ""),
+])
+def test_a_message_that_is_no_yes_no_question_is_named(message, refused):
+    from courtroom_chat.motion import not_asked
+
+    why = not_asked(message)
+    assert (refused in why) if refused else why == ""
+
+
+def test_no_question_of_the_decision_benches_is_refused_as_no_question():
+    """Every question the decision court's benches, cases and evaluation sets ask reads as one."""
+    import glob
+    import json
+
+    from courtroom_chat.motion import not_asked
+
+    root = Path(__file__).resolve().parents[1]
+    asked = [json.loads(line)["question"] for f in glob.glob(str(root / "bench" / "evidence_following" / "*.jsonl"))
+             for line in open(f, encoding="utf-8") if line.strip()]
+    asked += [json.loads(Path(f).read_text())["question"] for f in glob.glob(str(root / "cases" / "*.json"))
+              if json.loads(Path(f).read_text()).get("procedure") in (None, "decision")]
+    assert len(asked) > 40 and [q for q in asked if not_asked(q)] == []

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..case import Case, Document, document_from_bytes, load_documents
+from ..case import Case, Document, document_from_bytes, load_documents, unstorable
 from ..config import Limits
 from ..errors import InputError
 
@@ -374,6 +374,8 @@ class JsonlDataset(Dataset):
             question, context, answer = data.get("question"), data.get("context", []), _yes_no(data.get("answer"))
             if not isinstance(question, str) or not question.strip():
                 raise InputError(f"{where}: 'question' must be a non-empty string")
+            if unstorable(question):
+                raise InputError(f"{where}: 'question' holds text that is not UTF-8 (a \\udcxx escape); write it again")
             if isinstance(context, str):
                 context = [context]
             if not isinstance(context, list) or not all(isinstance(c, str) for c in context):

@@ -14,14 +14,18 @@ from .methods import prediction_from_record
 FEW = 20  # below this many rated verdicts the figures are rough, and the report says so
 
 
-def feedback_rows(store: RunStore, *, owner: str | None = None) -> list[dict[str, Any]]:
-    """One row per rated verdict that decided (yes or no): its confidences and whether it was right."""
+def feedback_rows(store: RunStore, *, owner: str | None = None, unread: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per rated verdict that decided (yes or no): its confidences and whether it was right.
+    A rated run whose file is gone or damaged cannot be scored: left out, and its reason added to
+    ``unread`` when given, so the figures never pass for all the ratings."""
     rows = []
     for run_id in store.with_feedback(owner=owner):
         try:
             record = store.read(run_id)
-        except InputError:
-            continue  # a run file deleted by hand: its rating cannot be scored
+        except InputError as exc:
+            if unread is not None:
+                unread.append(str(exc))
+            continue
         prediction = prediction_from_record(record)
         if record.feedback is None or prediction.label is None:
             continue

@@ -112,6 +112,12 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     if procedure:
         fits(procedure, source)
     items = source.items()[:limit] if limit else source.items()
+    if procedure:  # a question the court would refuse ("?", "What is this?") fails here, named, before any trial
+        from ..procedures import get
+
+        for item in items:
+            if why := get(procedure).question_problem(item.case.question):
+                raise InputError(f"item {item.id} ({item.case.source or source.name}): {why}")
     if mirror and not source.yes_no:
         raise InputError(f"--mirror negates yes/no questions; dataset {source.name} has labels {', '.join(source.labels)}")
     if batch:

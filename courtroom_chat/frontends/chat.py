@@ -258,15 +258,22 @@ async def on_message(message: cl.Message) -> None:
         return
     question, text = split_message(message.content)
     uploads = [(el.name, el.path) for el in message.elements or [] if getattr(el, "path", None)]
-    evidence = read_uploads(uploads, limits, already=len(state.pending.documents))
+    evidence = read_uploads(uploads, limits, already=len(state.pending.documents),
+                            taken={d.name for d in state.pending.documents})
     evidence.extend(pasted(text, len(state.pending.documents) + len(evidence.documents) + 1, limits))
     await _refuse(evidence.rejected)
     state.pending.documents += evidence.documents
+    what = "the yes/no question" if asking(_procedure()) == DEFAULT_ASK else "the question"
     if question is None:
         if state.pending.documents:
             names = ", ".join(d.name for d in state.pending.documents)
-            what = "the yes/no question" if asking(_procedure()) == DEFAULT_ASK else "the question"
             await _say(f"Evidence received: {names}. Now ask {what} the court should decide.")
+        elif not evidence.rejected:  # a message of spaces only
+            await _say(f"The message is empty: ask {what} the court should decide, and attach the evidence.")
+        return
+    if why := get_procedure(_procedure()).question_problem(question):  # "hi", "What is this?": before asking for evidence
+        kept = f" Your evidence ({', '.join(d.name for d in state.pending.documents)}) stays attached." if state.pending.documents else ""
+        await _say(f"{why[0].upper()}{why[1:]}.{kept}", error=True)
         return
     if not state.pending.documents:
         more = await _ask_for_evidence(question, limits)
@@ -275,6 +282,10 @@ async def on_message(message: cl.Message) -> None:
                        "proceed on the question alone.")
             return
         await _refuse(more.rejected)
+        if more.rejected and not more.documents:  # every file refused: no trial on the question alone unasked
+            await _say("None of those files could be used, so no trial yet. Ask again with other files, or choose "
+                       "to proceed on the question alone.")
+            return
         state.pending.documents += more.documents
     try:
         case = new_case(question, state.pending.documents)
@@ -386,7 +397,10 @@ async def feedback(fb: Any) -> None:
         run_id = (await data_layer.get_step_metadata(fb.forId)).get("run_id")
     if run_id is None or run_id not in _runs():
         return  # feedback on a message that is not a verdict of this conversation
-    _store(_base_settings()).set_feedback(run_id, "up" if fb.value == 1 else "down", fb.comment or "")
+    try:
+        _store(_base_settings()).set_feedback(run_id, "up" if fb.value == 1 else "down", fb.comment or None)
+    except CourtroomError as exc:  # the run's file deleted or damaged: say the rating was not kept
+        await _say(f"Your rating was not stored: {exc}", error=True)
 
 
 # ---------------------------------------------------------------- persistence and login

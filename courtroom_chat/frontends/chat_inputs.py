@@ -57,10 +57,19 @@ class Evidence:
         self.rejected += other.rejected
 
 
-def read_uploads(files: list[tuple[str, str | Path]], limits: Limits, already: int = 0) -> Evidence:
-    """Uploaded files (name, path on disk) -> documents; each unusable file is named with its reason."""
+def read_uploads(files: list[tuple[str, str | Path]], limits: Limits, already: int = 0,
+                 taken: set[str] | frozenset[str] = frozenset()) -> Evidence:
+    """Uploaded files (name, path on disk) -> documents; each unusable file is named with its
+    reason. A name is the file's own (no folders, "../x.txt" is "x.txt"), and a name already
+    used (``taken``, or earlier in the batch) gets a number, so every exhibit names one file."""
     out = Evidence()
+    used = set(taken)
     for name, path in files:
+        name = Path(str(name).replace("\\", "/")).name or "upload.txt"
+        if name in used:
+            stem, suffix = Path(name).stem, Path(name).suffix
+            name = next(f"{stem} ({n}){suffix}" for n in range(2, 10_000) if f"{stem} ({n}){suffix}" not in used)
+        used.add(name)
         if already + len(out.documents) >= limits.max_files:
             out.rejected.append(f"{name} was not read: a case takes at most {limits.max_files} evidence files")
             continue
@@ -122,9 +131,8 @@ def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decis
     for item in panel.fields(base.procedure_params(procedure)):
         try:
             params[item.key] = panel.coerce(item, merged[f"param_{item.key}"])
-        except (TypeError, ValueError):
-            raise ConfigError(f"chat settings: {item.label.lower()} must be a number, got "
-                              f"{merged[f'param_{item.key}']!r}") from None
+        except ConfigError as exc:
+            raise ConfigError(f"chat settings: {exc}") from None
     try:
         budget = float(merged["budget_usd"])
     except (TypeError, ValueError):

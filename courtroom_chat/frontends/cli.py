@@ -422,7 +422,7 @@ app.command("replay", help="Replay a stored run from its events (the same as sho
 def feedback(
     run_id: str = typer.Argument(...),
     rating: str = typer.Argument(..., help="up or down: did the verdict turn out right?"),
-    comment: str = typer.Option("", "--comment", "-m"),
+    comment: str | None = typer.Option(None, "--comment", "-m", help="Why; left out, a comment given before is kept."),
     runs_dir: str | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
 ) -> None:

@@ -70,14 +70,18 @@ def calibration_command(
     from ..evaluation import report
     from ..evaluation.feedback import calibration_markdown, feedback_rows
     from ..store import RunStore, checked_runs_dir
-    from .terminal import fail
+    from .terminal import fail, say
 
     try:
         settings = load_settings(config)
         store = RunStore.default(checked_runs_dir(runs_dir) or settings.runs.dir)
-        rows = feedback_rows(store.existing()) if runs_dir or store.root.is_dir() else []
+        unread: list[str] = []
+        rows = feedback_rows(store.existing(), unread=unread) if runs_dir or store.root.is_dir() else []
     except CourtroomError as exc:
         fail(str(exc), exc.exit_code if isinstance(exc, InputError) else 1)
+    if unread:  # on stderr, so --json stays JSON
+        say(f"note: {len(unread)} rated run{'s' if len(unread) > 1 else ''} left out, unreadable: {unread[0]}"
+            + (f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""))
     if as_json:
         print(json.dumps({"rated": len(rows), "right": sum(r["correct"] for r in rows),
                           "calibration": report.calibration(rows)}, indent=2))

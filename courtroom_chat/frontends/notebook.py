@@ -268,15 +268,22 @@ class Courtroom(widgets.VBox):
     # ------------------------------------------------------------------ evidence
 
     def _on_upload(self, change: dict[str, Any]) -> None:
-        errors = []
+        errors, replaced = [], []
         for item in change["new"]:
             name = str(item["name"])
             try:
-                self.documents[name] = document_from_bytes(name, bytes(item["content"]), self.base_settings.limits)
+                document = document_from_bytes(name, bytes(item["content"]), self.base_settings.limits)
             except CaseError as exc:
                 errors.append(str(exc))
+                continue
+            if name in self.documents:  # the same name again: the newer file is the evidence, said so
+                replaced.append(name)
+            self.documents[name] = document
         self._show_evidence()
-        self._say("\n".join(errors), error=bool(errors))
+        if errors:
+            self._say("\n".join(errors), error=True)
+        else:
+            self._say(f"{', '.join(replaced)}: replaced by the file uploaded under the same name." if replaced else "")
 
     def _on_clear(self, _button: Any = None) -> None:
         self.documents.clear()

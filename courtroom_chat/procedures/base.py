@@ -253,6 +253,11 @@ class Procedure:
         or None when the file is not one; a bad file of its format raises a one-line CaseError."""
         return None
 
+    def question_problem(self, question: str) -> str:
+        """Why ``question`` is not one this procedure decides, in one line, or "": checked on its
+        own (the chat checks it before it asks for evidence) and again with the whole case."""
+        return ""
+
     def check_case(self, case: Case) -> None:
         """Refuse, before the trial starts, a case this procedure cannot try (raise a CaseError)."""
 

@@ -109,6 +109,15 @@ async def test_thumbs_on_a_verdict_are_stored_with_its_run_record(chat, runs_dir
     assert RunStore(runs_dir).list()[0]["feedback"] == "up"
 
 
+async def test_thumbs_on_a_verdict_whose_run_file_is_gone_say_they_were_not_stored(chat, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        verdict = await one_trial(chat, ui)
+        (runs_dir / f"{verdict['metadata']['run_id']}.json").unlink()
+        await chat.module.feedback(Feedback(forId=verdict["id"], value=1))
+
+    assert ui.errors()[-1].startswith(f"Your rating was not stored: run {verdict['metadata']['run_id']} is indexed but its file")
+
+
 async def test_a_resumed_thread_gets_its_settings_actions_and_costs_back(chat, priced_backend, runs_dir):
     session = chat.session()
     async with chat.context(session) as ui:

@@ -34,6 +34,15 @@ async def test_rejected_uploads_are_named_with_their_reason_and_the_rest_is_used
     assert ui.verdicts()
 
 
+async def test_upload_names_lose_their_folders_and_a_second_file_of_one_name_is_numbered(chat, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        await chat.send("", [chat.upload("../notes.md", data=b"The review is pending.\n")])
+        await chat.send(QUESTION, [chat.upload("a/b/notes.md", data=b"The review passed on Friday.\n")])
+
+    [record] = stored_records(runs_dir)
+    assert [d.name for d in record.case.context] == ["notes.md", "notes (2).md"] and ui.verdicts()
+
+
 async def test_files_past_the_count_limit_are_named(chat, court_config, runs_dir):
     court_config("[limits]\nmax_files = 2\n")
     async with chat.context(chat.session()) as ui:
@@ -107,6 +116,20 @@ async def test_a_question_alone_can_get_files_through_the_upload_prompt(chat, ru
     assert "text/*" in file_ask["spec"]["accept"] and file_ask["spec"]["max_files"] == 10
     [record] = stored_records(runs_dir)
     assert [d.name for d in record.case.context] == ["test-log.txt"]
+
+
+async def test_files_that_are_all_refused_through_the_upload_prompt_start_no_trial(chat, runs_dir, tmp_path):
+    picture = tmp_path / "photo.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64))
+    session = chat.session()
+    session.files["f1"] = {"id": "f1", "path": str(picture), "name": "photo.png", "type": "image/png", "size": 80}
+    session.emit_call.side_effect = [{"name": "attach", "payload": {}, "label": "📎 Attach evidence"}, [{"id": "f1"}]]
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION)
+
+    assert "photo.png looks like a binary file" in ui.errors()[0]
+    assert ui.texts()[-1].startswith("None of those files could be used, so no trial yet.")
+    assert not stored_records(runs_dir) and not ui.verdicts()
 
 
 async def test_no_answer_to_the_evidence_prompt_starts_no_trial(chat, runs_dir):
@@ -248,3 +271,19 @@ def test_the_panel_offers_the_checks_off_by_default():
     assert checks(values) == {"mirror": False, "fragility": False}
     ids = [w.id for w in widgets(values)]
     assert ids[-3:] == ["dry_run", "mirror", "fragility"]
+
+
+async def test_a_message_that_is_no_question_is_named_before_evidence_is_asked_for(chat, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        await chat.send("   ")
+        await chat.send("hi")
+        await chat.send("What is this?", [chat.upload("test-log.txt", LOG)])
+        assert not asks(ui) and not stored_records(runs_dir)
+        await chat.send(QUESTION)
+
+    first, second = ui.errors()[:2]
+    assert first.startswith("“hi” is not a yes/no question")
+    assert "asks what" in second and second.endswith("Your evidence (test-log.txt) stays attached.")
+    assert any(t.startswith("The message is empty: ask the yes/no question the court should decide") for t in ui.texts()), ui.texts()
+    [record] = stored_records(runs_dir)
+    assert [d.name for d in record.case.context] == ["test-log.txt"] and ui.verdicts()

@@ -127,10 +127,11 @@ async def test_stop_cancels_cleanly_says_which_stages_finished_and_saves_the_rec
 
 
 async def test_a_trial_that_cannot_start_keeps_the_evidence_for_the_next_question(chat, court_config, runs_dir):
-    """A question the court cannot try ("?"), or settings it cannot use, is one line, and the
-    files attached with it stay for the next question instead of being dropped."""
+    """A question the court cannot try (a choice its rules cannot split), or settings it cannot
+    use, is one line, and the files attached with it stay for the next question instead of
+    being dropped."""
     async with chat.context(chat.session()) as ui:
-        await chat.send("?", [chat.upload("test-log.txt", LOG)])
+        await chat.send("Is Plan A or Plan B cheaper?", [chat.upload("test-log.txt", LOG)])
         assert ui.errors()[0].startswith("**The trial could not start:**")
         assert ui.texts()[-1] == "Your evidence (test-log.txt) is still attached: ask again and it goes with the question."
         assert not stored_records(runs_dir)

@@ -68,3 +68,14 @@ def test_no_rated_verdict_says_how_to_rate_one(tmp_path):
     result = runner.invoke(app, ["calibration", "--runs-dir", str(tmp_path)])
     assert result.exit_code == 0
     assert "courtroom feedback RUN_ID up" in result.stdout
+
+
+def test_a_rated_run_that_cannot_be_read_is_named_and_a_new_rating_keeps_the_comment(rated, runs_dir):
+    store, ids = rated
+    store.set_feedback(ids[0], "down", "the fix broke checkout")
+    store.set_feedback(ids[0], "up")  # changed its mind, said nothing new
+    assert store.read(ids[0]).feedback.comment == "the fix broke checkout"
+    (runs_dir / f"{ids[1]}.json").unlink()
+    result = runner.invoke(app, ["calibration", "--runs-dir", str(runs_dir), "--json"])
+    assert json.loads(result.stdout)["rated"] == 2
+    assert " ".join(result.stderr.split()).startswith(f"note: 1 rated run left out, unreadable: run {ids[1]} is indexed but its file")

@@ -145,6 +145,7 @@ def test_jsonl_paths_relative_to_the_file(fixtures, monkeypatch, tmp_path):
     ('{"question": "", "answer": "no"}', "line 1: 'question' must be a non-empty string"),
     ('{"question": "Ship?", "context": ["missing.md"], "answer": "no"}', "line 1: evidence file not found: missing.md"),
     ('["Ship?"]', "line 1: expected an object"),
+    ('{"question": "Ship \\udce9 now?", "answer": "no"}', "line 1: 'question' holds text that is not UTF-8"),
 ])
 def test_jsonl_errors_name_the_line(tmp_path, line, message):
     path = tmp_path / "mine.jsonl"
@@ -153,6 +154,22 @@ def test_jsonl_errors_name_the_line(tmp_path, line, message):
         JsonlDataset(path).items()
     assert message in str(err.value) and str(path) in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_a_question_the_court_would_refuse_is_named_before_any_trial(tmp_path, runs_dir):
+    from typer.testing import CliRunner
+
+    from courtroom_chat.frontends.cli import app
+    from courtroom_chat.store import RunStore
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question": "Should we ship?", "answer": "yes"}\n{"question": "?", "answer": "no"}\n'
+                    '{"question": "What is this?", "answer": "no"}\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", str(path), "--backend", "scripted"])
+    assert result.exit_code == 2 and result.output.strip() == (
+        "error: item mine-2 (" + str(path) + " line 2): the question is empty; ask a yes/no question such as 'Should I "
+        "merge this PR?'")
+    assert RunStore(runs_dir).list() == []
 
 
 def test_unknown_dataset_and_missing_file_are_one_line():

@@ -95,3 +95,12 @@ def test_pasted_text_is_held_to_the_file_size_limit(scripted_settings):
     widget.run_button.click()
     assert widget.message_text == ("Error: the pasted text is 2 kB, over the 1 kB limit; attach an excerpt "
                                      "or raise [limits] max_file_bytes in config.toml")
+
+
+def test_a_setting_that_is_no_number_is_one_line_in_the_form(scripted_settings):
+    widget = Courtroom(ESSAY, scripted_settings, store=False, procedure="samvad")
+    key = next(k for k, box in widget.params.items() if isinstance(widget._fields[k].initial, float))
+    widget.params[key].value = "abc"
+    widget.run_button.click()
+    assert widget.error is None and widget.task is None
+    assert widget.message_text == f"Error: {widget._fields[key].label.lower()} must be a number, got 'abc'"

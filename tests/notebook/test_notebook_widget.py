@@ -250,6 +250,14 @@ async def test_an_unreadable_upload_names_the_file(scripted_settings):
     assert list(w.documents) == ["ok.md"]
 
 
+async def test_a_file_uploaded_again_under_its_name_replaces_it_and_says_so(scripted_settings):
+    w = court(scripted_settings)
+    w.upload.set_state({"value": [upload_item("notes.md", b"The review is pending.", view=False)]})
+    w.upload.set_state({"value": [upload_item("notes.md", b"The review passed on Friday.", view=False)]})
+    assert w.documents["notes.md"].text == "The review passed on Friday."
+    assert w.message_text == "notes.md: replaced by the file uploaded under the same name."
+
+
 async def test_form_settings_reach_the_trial(scripted_settings):
     w = Courtroom(ESSAY, scripted_settings)
     w.params["jury_size"].value, w.params["jury_threshold"].value = 3, 2

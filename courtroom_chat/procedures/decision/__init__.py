@@ -18,10 +18,10 @@ from typing import Any
 from ...backends.base import ModelRequest
 from ...case import Case
 from ...court import Agent, Court
-from ...errors import BackendError, BudgetExceeded, RoleOutputError
+from ...errors import BackendError, BudgetExceeded, CaseError, RoleOutputError
 from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
-from ...motion import action_verb, choice, held_back_choice, motion_problems, parse, swapped
+from ...motion import action_verb, choice, held_back_choice, motion_problems, not_asked, parse, swapped
 from ...records import Outcome, RunRecord
 from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
 from .. import deliberation
@@ -143,9 +143,15 @@ class DecisionCourt(Briefs, Procedure):
             return case
         return case.model_copy(update={"question": options.asked, "inputs": {**case.inputs, "asked": options.question}})
 
+    def question_problem(self, question: str) -> str:
+        return not_asked(question)  # "hi", "What is this?", two questions at once
+
     def check_case(self, case: Any) -> None:
-        """A question offering a choice the rules cannot split into two options ("Is Plan A or
-        Plan B cheaper?", "React, Vue or Svelte?") is refused before the trial starts."""
+        """A message that is no yes/no question ("hi", "What is this?", two questions at once),
+        or a question offering a choice the rules cannot split into two options ("Is Plan A or
+        Plan B cheaper?", "React, Vue or Svelte?"), is refused before the trial starts."""
+        if why := self.question_problem(case.question):
+            raise CaseError(why)
         parse(case.question)
 
     @staticmethod
