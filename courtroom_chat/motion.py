@@ -632,7 +632,11 @@ def not_asked(question: str) -> str:
     shown = q if len(q) <= 60 else q[:57] + "…"
     asking = [s for s in _sentences(q) if s.endswith("?") and not s.lower().startswith("or ")]
     opener = lambda s: re.sub(r"^[\"“‘(\[]+", "", s).split(" ")[0].lower().strip(",")  # noqa: E731
-    if not asking and opener(_parts(q)[1]) not in _QUESTION_WORDS:
+    last = _parts(q)[1]
+    # no question mark: a statement ("The build is broken.") or a word ("hi", "thanks!") is none; a
+    # proposal in the imperative ("Merge PR #214 now", "Decide whether to ship") is still asked
+    if (not asking and opener(last) not in _QUESTION_WORDS and not re.search(r"(?i)\bwhether\b", q)
+            and (re.search(r"[.!…]$", q) or len(q.split(" ")) <= 2)):
         return (f"“{shown}” is not a yes/no question; ask one the court can decide, such as “Should I merge "
                 "PR #214?”, and attach the evidence")
     yes_no = [s for s in asking if opener(s) not in _WH]

@@ -627,6 +627,10 @@ def test_a_question_of_what_to_do_is_told_from_a_case_at_law(question, what_to_d
     ("Should I merge PR #214 (is it safe? yes) now?", ""),
     ("是否上线", ""),
     ("Whether to publish the essay now", ""),
+    ("Merge PR #214 now", ""),
+    ("Decide whether to merge PR #214.", ""),
+    ("Publish the essay this week", ""),
+    ("ok", "is not a yes/no question"),
 ])
 def test_a_message_that_is_no_yes_no_question_is_named(message, refused):
     from courtroom_chat.motion import not_asked
