@@ -12,6 +12,7 @@ import glob as globlib
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, Literal
@@ -51,6 +52,15 @@ def unstorable(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+_CONTROL = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` without terminal control codes: escape sequences (colours, a cursor move, a
+    window title) and C0/C1 controls other than newline and tab."""
+    return _CONTROL.sub("", text)
 
 
 _NOT_UTF8 = "holds bytes that are not UTF-8 text; type it again, or save it in a UTF-8 file"
@@ -118,7 +128,7 @@ class Case(BaseModel):
     @field_validator("question")
     @classmethod
     def _question_present(cls, value: str) -> str:
-        value = value.strip()
+        value = without_controls(value).strip()  # a NUL or a colour code typed or pasted is no part of a question
         if not value:
             raise ValueError("the question is empty")
         if unstorable(value):

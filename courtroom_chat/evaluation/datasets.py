@@ -356,7 +356,7 @@ class JsonlDataset(Dataset):
 
     def items(self) -> list[Item]:
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            lines = self.path.read_text(encoding="utf-8-sig").splitlines()  # a BOM an editor wrote is no error
         except UnicodeDecodeError:
             raise InputError(f"{self.path}: not UTF-8 text; save it as UTF-8") from None
         items: list[Item] = []

@@ -44,6 +44,8 @@ def order_arm(procedure: str, settings: Settings) -> str:
 
 def _methods(procedure: str | None, baselines: Sequence[str], order_control: bool = False,
              settings: Settings | None = None) -> tuple[str | None, list[str]]:
+    if isinstance(baselines, str):  # evaluate(…, baselines="single"): one baseline, not its letters
+        baselines = [baselines]
     if procedure in (None, "", "none"):
         procedure = None
         if order_control:

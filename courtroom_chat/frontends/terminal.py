@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -25,13 +24,12 @@ def console(stderr: bool = True) -> Console:
     return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
 
 
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def printable(text: str) -> str:
     """``text`` without terminal control codes (escape sequences, C0 and C1 controls but newline
     and tab): what was stored is kept as it is, only what reaches the terminal is cleaned."""
-    return _CONTROL.sub("", text)
+    from ..case import without_controls
+
+    return without_controls(text)
 
 
 def say(text: str, style: str = "", *, stderr: bool = True, indent: int = 0, wrap: bool = True) -> None:

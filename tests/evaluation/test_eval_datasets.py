@@ -172,6 +172,16 @@ def test_a_question_the_court_would_refuse_is_named_before_any_trial(tmp_path, r
     assert RunStore(runs_dir).list() == []
 
 
+def test_a_jsonl_with_a_bom_reads_and_one_baseline_may_be_a_string(tmp_path, runs_dir):
+    from courtroom_chat.eval import evaluate
+
+    path = tmp_path / "mine.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"question": "Should we ship?", "answer": "yes"}\n')
+    assert [i.case.question for i in JsonlDataset(path).items()] == ["Should we ship?"]
+    ev = evaluate(str(path), procedure=None, baselines="single", backend="scripted")
+    assert list(ev.summary["results"]) == ["single"]
+
+
 def test_unknown_dataset_and_missing_file_are_one_line():
     with pytest.raises(InputError, match=r"unknown dataset 'iclr2018'; use one of iclr2017, adr"):
         datasets.resolve("iclr2018")
