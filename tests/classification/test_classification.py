@@ -58,6 +58,7 @@ def test_labels_from_inputs_win_and_a_yes_no_question_is_yes_or_no():
 @pytest.mark.parametrize(("c", "message"), [
     (case("Labels: joy. Which fits?"), "two or more candidate labels, got one ('joy')"),
     (case(labels=["joy", "Joy"]), "got one ('Joy')"),
+    (case("Which emotion fits: joy?"), "got one ('joy')"),
     (case("What do you make of this?"), "got none"),
     (case(text=""), "the text to classify is empty"),
     (case(text="   \n  "), "the text to classify is empty"),

@@ -38,17 +38,21 @@ def _split(text: str) -> list[str]:
 
 
 def labels_from_question(question: str) -> list[str]:
-    """The labels a question names: after "Labels:", after a final colon, or "Is it A or B?"."""
+    """The labels a question names: after "Labels:", after a final colon, or "Is it A or B?". A
+    single name after a final colon ("Which emotion fits: joy?") is returned when nothing else
+    is found, so the refusal can name it."""
+    single: list[str] = []
     for found in (_LABELS_LINE.search(question), _AFTER_COLON.search(question)):
         if found:
             labels = _split(found.group(1))
             if len(labels) >= 2 or found.re is _LABELS_LINE:
                 return labels
+            single = single or labels
     for pattern in _IS_IT:  # "Is this review positive or negative?", then "Is this positive or negative?"
         found = pattern.match(question.strip())
         if found and re.search(r"\bor\b", found.group(1)) and len(labels := _split(found.group(1))) >= 2:
             return labels
-    return []
+    return single
 
 
 def _given(value: Any) -> list[str] | None:
