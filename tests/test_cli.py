@@ -392,7 +392,7 @@ def test_no_evidence_note_only_when_the_case_carries_none(runs_dir):
 @pytest.mark.parametrize(("procedure", "message"), [
     ("criminal", "a criminal trial needs its case: a case file with the defendant, the indictment and the evidence"),
     ("samvad", "the bench needs its case: a case file with the summary, charges and evidence"),
-    ("supreme", "the supreme court decides a case from its trial transcript: attach one (-c FILE)"),
+    ("supreme", "the supreme court decides a case from its trial transcript: attach one (uploaded, or -c FILE"),
 ])
 def test_a_procedure_that_tries_a_case_refuses_a_bare_question_in_one_line(procedure, message, runs_dir):
     """Without a case file or attached documents, the question alone would be tried as the

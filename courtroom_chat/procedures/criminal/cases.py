@@ -89,7 +89,7 @@ def dossier(case: Case) -> Dossier:
     if not case.context:  # the question alone would be tried as the indictment, with no evidence
         raise CaseError("a criminal trial needs its case: a case file with the defendant, the indictment and the "
                         "evidence (cases/criminal-burglary.json shows the fields), or the case documents attached to "
-                        "the question (-c FILE)")
+                        "the question (uploaded in the chat or the notebook, -c FILE on the command line)")
     zh = not latin_script(case.question)
     documents = [f"{d.name}" + (f"：{_head(d.text)}" if zh else f": {_head(d.text)}") for d in case.context]
     return Dossier(

@@ -163,15 +163,16 @@ class SupremeCourt(Procedure):
 
     def check_case(self, case: Case) -> None:
         if not case.context:
-            raise CaseError("the supreme court decides a case from its trial transcript: attach one (-c FILE), as JSON "
-                            "shaped like cases/burglary/transcript.json or as plain text with --type criminal or civil")
+            raise CaseError("the supreme court decides a case from its trial transcript: attach one (uploaded, or -c FILE "
+                            "on the command line), as JSON shaped like cases/burglary/transcript.json or as plain text "
+                            "with its type (criminal or civil: --type, or the word in the question)")
         transcript.case_type(case, "civil")  # an unknown --type fails before the trial
 
     def standard(self, court: Court) -> Standard:
         kind, source = transcript.case_type(court.case, court.params.default_type)
         if source == "the default":
             court.warn("court", "case_type", f"no case type given: tried as a {kind} case ({STANDARDS[kind].burden}); "
-                       "give --type criminal or --type civil")
+                       "name it (--type criminal or civil, or the word in the question)")
         written = court.case.inputs.get("transcript_type")
         if written and written != kind:
             court.warn("court", "case_type", f"tried as a {kind} case as asked ({STANDARDS[kind].burden}), though the "

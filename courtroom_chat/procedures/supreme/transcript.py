@@ -165,7 +165,7 @@ def is_transcript(doc: Document) -> dict[str, Any] | None:
     except json.JSONDecodeError as exc:
         raise CaseError(f"{doc.name}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}; fix it "
                         "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
-                        "with --type criminal or civil") from None
+                        "with its type (criminal or civil: --type, or the word in the question)") from None
     if not isinstance(data, dict):
         return None
     if MARKS & set(data):
@@ -176,7 +176,7 @@ def is_transcript(doc: Document) -> dict[str, Any] | None:
         key, meant = near[0]
         raise CaseError(f"{doc.name}: {key!r} is not a transcript field; did you mean {meant!r}? "
                         "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
-                        "with --type criminal or civil")
+                        "with its type (criminal or civil: --type, or the word in the question)")
     return None
 
 
