@@ -59,10 +59,10 @@ from .replies import (
     SHORTENED,
     Problem,
     finished,
-    first_unlooped,
     foreign_characters,
     latin_script,
     parse_reply,
+    salvaged,
     unrepeated,
 )
 
@@ -502,8 +502,8 @@ class Court:
                 return Answer(value2, problems2, True, raw2)
             if value is not None:  # the repair broke the format: keep the first, valid reply
                 return Answer(value, problems + problems2, True, raw)
-            if (salvaged := self._unlooped(((raw2, call2), (raw, call)), wire, check)) is not None:
-                return salvaged
+            if (kept := self._salvaged(((raw2, call2), (raw, call)), wire, check)) is not None:
+                return kept
             raise RoleOutputError(
                 f"the {agent.role} ({agent.spec}) gave invalid output twice: {problems2[0].message}",
                 agent=agent.name, raw=raw2,
@@ -513,19 +513,21 @@ class Court:
             raise
 
     @staticmethod
-    def _unlooped(replies: tuple[tuple[str, CallRecord], ...], wire: type[T],
+    def _salvaged(replies: tuple[tuple[str, CallRecord], ...], wire: type[T],
                   check: Callable[[T], list[Problem]] | None) -> Answer[T] | None:
-        """The last resort before a role fails: a reply that hit its token limit writing one
-        passage over and over (``replies.unlooped``), cut after the first copy and kept with a
-        warning that says so; None when no reply looped or the cut one is not valid."""
-        found = first_unlooped([raw for raw, call in replies if call.finish_reason in CUT_OFF],
-                               lambda body: parse_reply(body, wire)[0])
+        """The last resort before a role fails (``replies.salvaged``): a reply that hit its token
+        limit, cut after the first copy of a passage it wrote over and over, else at its last full
+        sentence, and kept with a warning that says so; None when no cut reply is valid."""
+        found = salvaged([raw for raw, call in replies if call.finish_reason in CUT_OFF],
+                         lambda body: parse_reply(body, wire)[0])
         if found is None:
             return None
-        value, body = found
-        looped = Problem("looped", "the reply wrote one passage over and over until its token limit, also when "
-                                   "asked again; it was kept cut after the passage's first copy")
-        return Answer(value, [looped, *(check(value) if check else [])], True, body)
+        value, body, how = found
+        said = (Problem("looped", "the reply wrote one passage over and over until its token limit, also when "
+                                  "asked again; it was kept cut after the passage's first copy") if how == "looped" else
+                Problem("cut", "the reply reached its token limit, also when asked to be shorter; it was kept cut "
+                               "at its last full sentence"))
+        return Answer(value, [said, *(check(value) if check else [])], True, body)
 
     def _judge_reply(self, call: CallRecord, wire: type[T], check: Callable[[T], list[Problem]] | None) -> tuple[T | None, list[Problem]]:
         """Parse and check a reply, and close its call record with the outcome."""

@@ -85,6 +85,34 @@ def first_unlooped(texts: list[str], read: Callable[[str], Any]) -> tuple[Any, s
     return None
 
 
+def at_last_sentence(text: str) -> str:
+    """A reply cut off at its token limit, cut back to its last full sentence with its JSON
+    closed; "" when no sentence ends inside the string being written, or it cannot be closed.
+    Seen on the 1.5B defendant of a Chinese criminal case (ljp-201, 2026-11-29): asked to answer
+    the indictment, it copied the indictment's facts to 400 tokens, and to 600 when asked again,
+    and the whole trial failed on its third turn."""
+    s = text.rstrip()
+    ends = [m.end() for m in re.finditer(r"[。！？]|[.!?](?=\s)", s)]
+    for end in reversed(ends[-8:]):  # the last few: one inside the open string closes it
+        if body := _closed(s[:end]):
+            return body
+    return ""
+
+
+def salvaged(texts: list[str], read: Callable[[str], Any]) -> tuple[Any, str, str] | None:
+    """The last resort before a reply counts as failed, for the court's roles and the baselines
+    alike, over ``texts`` (replies that hit their token limit): one cut after the first copy of a
+    passage it wrote over and over (``unlooped``, "looped"), else one cut at its last full sentence
+    (``at_last_sentence``, "cut"), whichever ``read`` accepts first (it returns the value or None):
+    (value, the cut text, how it was cut); None when none is."""
+    if (found := first_unlooped(texts, read)) is not None:
+        return (*found, "looped")
+    for text in texts:
+        if (body := at_last_sentence(text)) and (value := read(body)) is not None:
+            return value, body, "cut"
+    return None
+
+
 def _closed(prefix: str) -> str:
     """A JSON object cut off inside a string value, closed: the string, then each open array and
     object; "" when the cut is anywhere else (a key, or between a key and its value)."""

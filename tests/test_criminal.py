@@ -539,3 +539,24 @@ async def test_a_judgment_that_loops_to_its_token_limit_is_kept_cut_after_the_fi
     assert record.outputs["judgment"]["text"] == "Judgment. " + paragraph.strip()
     assert record.outputs["judgment"]["charges"] == ["burglary"] and record.outputs["judgment"]["term_months"] == 12
     assert any(w.rule == "looped" and "cut after the passage's first copy" in w.message for w in record.warnings)
+
+
+async def test_a_turn_cut_at_its_token_limit_twice_is_kept_to_its_last_full_sentence():
+    """Seen on the 1.5B (ljp-201, 2026-11-29): the defendant, asked to answer the indictment,
+    copied its facts to the token limit, and again when asked to be shorter, and the whole trial
+    failed on its third turn. The turn is now kept to its last full sentence, with a warning."""
+    said = {"n": 0}
+
+    def copying(request):
+        if request.agent != "defendant" or said["n"] >= 2:
+            return None
+        said["n"] += 1
+        return '{"text": "I admit I entered the shop. ' + " ".join(f"Then item {i} was taken and" for i in range(400))
+
+    record, _ = await trial(load_case(ENGLISH), Scripted(copying))
+    assert record.status == "complete"
+    first = [c for c in record.calls if c.agent == "defendant"][:2]
+    assert [(c.attempt, c.finish_reason, c.ok) for c in first] == [(1, "length", False), (2, "length", False)]
+    assert any(w.rule == "cut" and "kept cut at its last full sentence" in w.message for w in record.warnings)
+    first_answer = next(v for k, v in record.outputs.items() if k.endswith("-defendant"))
+    assert first_answer["text"] == "I admit I entered the shop."  # no sentence ended after it

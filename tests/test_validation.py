@@ -657,3 +657,25 @@ def test_a_reply_that_does_not_end_in_a_loop_is_not_cut(reply):
     from courtroom_chat.replies import unlooped
 
     assert unlooped(reply) == ""
+
+
+@pytest.mark.parametrize(("reply", "kept"), [
+    ('{"text": "被告人颜某，男。因涉嫌聚众斗殴罪被抓获。经依法审查查明：2017年11月17日晚，同案人何某甲因生意纠纷指使人员到',
+     {"text": "被告人颜某，男。因涉嫌聚众斗殴罪被抓获。"}),
+    ('{"a": 1, "text": "The build took 3.5 minutes. All 214 tests passed. The reviewer asked for', {"a": 1, "text":
+     "The build took 3.5 minutes. All 214 tests passed."}),
+])
+def test_a_reply_cut_at_its_limit_is_kept_to_its_last_full_sentence(reply, kept):
+    from courtroom_chat.replies import at_last_sentence
+
+    assert json.loads(at_last_sentence(reply)) == kept
+
+
+@pytest.mark.parametrize("reply", [
+    '{"text": "no sentence has ended in this reply yet and it',
+    '{"text": "Done.", "other_key_cut_o',  # the sentence ends in a closed string: the cut is in a key
+])
+def test_a_cut_reply_with_no_full_sentence_in_its_open_string_is_not_kept(reply):
+    from courtroom_chat.replies import at_last_sentence
+
+    assert at_last_sentence(reply) == ""

@@ -162,3 +162,12 @@ async def test_majority_tie_is_undecided_and_all_failed_is_failed():
 
 def test_schema_is_valid_json_schema_for_decoding():
     assert json.loads(json.dumps(SCHEMA))["properties"]["decision"]["enum"] == ["yes", "no"]
+
+
+async def test_a_baseline_reply_cut_at_its_limit_twice_is_kept_to_its_last_sentence():
+    cut = ('{"decision": "no", "confidence": 0.6, "reasoning": "Two tests fail. The release notes list '
+           + " ".join(f"item {i}," for i in range(3000)))
+    baselines, _ = _baselines({"single": [cut, cut]})
+    p = await run_baseline("single", CASE, baselines, seed=1)
+    assert (p.label, p.status, p.details["reasoning"]) == ("no", "decided", "Two tests fail.")
+    assert "kept cut at its last full sentence" in p.details["calls"][-1]["cut"]
