@@ -75,16 +75,6 @@ def unlooped(text: str, shortest: int = 12) -> str:
     return _closed((cut[:ends[-1]] if ends else cut[:-1]).rstrip())
 
 
-def first_unlooped(texts: list[str], read: Callable[[str], Any]) -> tuple[Any, str] | None:
-    """The last resort before a reply counts as failed, for the court's roles and the baselines
-    alike: the first of ``texts`` (replies that hit their token limit) that ``unlooped`` cuts into
-    a reply ``read`` accepts (it returns the value or None), with the cut text; None when none does."""
-    for text in texts:
-        if (body := unlooped(text)) and (value := read(body)) is not None:
-            return value, body
-    return None
-
-
 def at_last_sentence(text: str) -> str:
     """A reply cut off at its token limit, cut back to its last full sentence with its JSON
     closed; "" when no sentence ends inside the string being written, or it cannot be closed.
@@ -105,11 +95,10 @@ def salvaged(texts: list[str], read: Callable[[str], Any]) -> tuple[Any, str, st
     passage it wrote over and over (``unlooped``, "looped"), else one cut at its last full sentence
     (``at_last_sentence``, "cut"), whichever ``read`` accepts first (it returns the value or None):
     (value, the cut text, how it was cut); None when none is."""
-    if (found := first_unlooped(texts, read)) is not None:
-        return (*found, "looped")
-    for text in texts:
-        if (body := at_last_sentence(text)) and (value := read(body)) is not None:
-            return value, body, "cut"
+    for cut, how in ((unlooped, "looped"), (at_last_sentence, "cut")):
+        for text in texts:
+            if (body := cut(text)) and (value := read(body)) is not None:
+                return value, body, how
     return None
 
 
