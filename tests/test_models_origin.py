@@ -110,6 +110,9 @@ def test_pull_refuses_and_deletes_a_file_that_does_not_match(hub, monkeypatch):
 def test_pull_of_an_unknown_model_and_an_unreachable_endpoint(hub, monkeypatch):
     unknown = runner.invoke(app, ["models", "pull", "qwen9-giant"])
     assert unknown.exit_code == 2 and "unknown local model 'qwen9-giant'" in unknown.stderr
+    for empty in (["models", "pull", ""], ["models", "--assemble", ""]):  # an unset variable, not a listing
+        nameless = runner.invoke(app, empty)
+        assert nameless.exit_code == 2 and "no model name given; name one of" in nameless.stderr, nameless.output
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens on the discard port
     monkeypatch.setattr("huggingface_hub.utils._http.time.sleep", lambda seconds: None)  # its retries, at once
     down = runner.invoke(app, ["models", "pull", hub[0].id])

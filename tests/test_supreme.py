@@ -421,6 +421,15 @@ def test_a_bad_type_on_the_command_line_is_one_line(runs_dir):
     assert result.exit_code == 2 and "--input takes KEY=VALUE" in result.output
 
 
+def test_an_empty_type_or_input_value_is_one_line_not_ignored(runs_dir):
+    # an unset shell variable (`--type "$T"`) must not quietly become "no type given"
+    for extra, message in ((["--type", " "], "--type is empty"), (["--input", "type="], "--input type= has no value")):
+        result = CliRunner().invoke(app, ["run", "-p", "supreme", "-b", "scripted", *extra, "-q", "Is he guilty?",
+                                          "-c", "cases/burglary/transcript.json"])
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
 def test_an_even_bench_is_refused():
     with pytest.raises(ConfigError, match="justices must be an odd number"):
         settings(justices=8)

@@ -292,8 +292,12 @@ def _case_inputs(pairs: list[str], case_type: str | None) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InputError(f"--input takes KEY=VALUE, got {pair!r} (for example --input type=criminal)")
+        if not value.strip():
+            raise InputError(f"--input {key.strip()}= has no value; give one (for example --input type=criminal) or leave it out")
         out[key.strip()] = value.strip()
     if case_type is not None:
+        if not case_type.strip():
+            raise InputError("--type is empty; give the case's type (criminal or civil) or leave --type out")
         out["type"] = case_type.strip()
     return out
 
@@ -451,7 +455,7 @@ def models(
         return
     from ..backends import local_models
 
-    if assemble:
+    if assemble is not None:
         entry = _catalog_entry(assemble)
         path = local_models.assemble(entry, progress=local_models.stderr_progress(entry.id))
         say(f"{entry.id}: verified at {path}")
@@ -474,6 +478,8 @@ def _catalog_entry(name: str) -> Any:
     from ..backends import local_models
     from ..errors import InputError
 
+    if not name.strip():
+        raise InputError(f"no model name given; name one of {', '.join(local_models.CATALOG)}")
     if name not in local_models.CATALOG:
         raise InputError(f"unknown local model '{name}'; use one of {', '.join(local_models.CATALOG)}")
     return local_models.CATALOG[name]
