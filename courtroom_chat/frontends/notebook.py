@@ -95,6 +95,7 @@ class Courtroom(widgets.VBox):
         self.store = store if isinstance(store, (bool, RunStore)) else RunStore(store)
         self.backends = backends
         self.role_models: dict[str, widgets.Combobox] = {}  # built with the procedure's widgets
+        self._edited: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}  # a procedure's form, kept when switching away
         self.result: RunRecord | None = None
         self.error: BaseException | None = None
         self.task: asyncio.Task[None] | None = None
@@ -191,13 +192,15 @@ class Courtroom(widgets.VBox):
     def _procedure_widgets(self, settings: Settings) -> None:
         """A model box per role of the chosen procedure, and its Parameters (panel.fields)."""
         proc = get_procedure(self.procedure)
+        edited_params, edited_models = self._edited.get(self.procedure, ({}, {}))
         configured = {str(settings.model_for(r.name)) for r in proc.roles}
         chosen = self.preset.value  # new options reset a Dropdown to its first one: keep the choice
         self.preset.options = [(f"{dict(PRESETS)['config']} ({', '.join(sorted(configured))})" if k == "config"
                                 else dict(PRESETS)[k], k) for k, _ in PRESETS]
         self.preset.value = chosen
         self.role_models = {
-            role.name: widgets.Combobox(value=self._custom_backend or str(settings.model_for(role.name)),
+            role.name: widgets.Combobox(value=edited_models.get(role.name)
+                                        or self._custom_backend or str(settings.model_for(role.name)),
                                         options=MODEL_SUGGESTIONS, ensure_option=False, description=role.title,
                                         style=_STYLE, layout=widgets.Layout(width="560px"))
             for role in proc.roles
@@ -220,10 +223,21 @@ class Courtroom(widgets.VBox):
                 box = widgets.FloatSlider(value=float(f.initial), min=f.low, max=f.high, step=f.step, **common)
             else:
                 box = widgets.Text(value=str(f.initial), **common)
+            if f.key in edited_params:
+                box.value = edited_params[f.key]
             self.params[f.key] = box
         self.params_box.children = list(self.params.values())
 
     def _on_procedure(self, change: dict[str, Any]) -> None:
+        if change["new"] == self.procedure:  # put back while a trial runs (below)
+            return
+        if self.running:  # the running trial's stages stay on show; its procedure stays chosen
+            self.procedure_choice.value = change["old"]
+            self._say("A trial is running: stop it or let it finish before choosing another procedure.", error=True)
+            return
+        # what was edited stays with its procedure: switching away and back does not lose it
+        self._edited[change["old"]] = ({k: box.value for k, box in self.params.items()},
+                                       {r: box.value for r, box in self.role_models.items()})
         self.procedure = change["new"]
         self._procedure_widgets(self.base_settings)
         self.view.preview(get_procedure(self.procedure).stages)
@@ -385,6 +399,7 @@ class Courtroom(widgets.VBox):
 
     def _set_running(self, running: bool) -> None:
         self.run_button.disabled = running
+        self.procedure_choice.disabled = running
         self.stop_button.disabled = not running
 
     def _say(self, text: str, *, error: bool = False, markup: bool = False) -> None:

@@ -60,6 +60,37 @@ def test_the_form_says_what_to_type_for_the_chosen_procedure(name):
         assert "yes/no question" not in w.asking.value and not asks_what_to_do(example)
 
 
+async def test_switching_procedure_keeps_each_ones_edits_and_waits_for_a_running_trial():
+    """Edited parameters and models stay with their procedure when the dropdown moves away and
+    back; while a trial runs the dropdown is disabled, and a switch made in code is put back
+    with a message, so the running trial's stages are not replaced by another procedure's."""
+    import asyncio
+
+    from courtroom_chat.backends.scripted import ScriptedBackend
+
+    w = Courtroom(None, Settings().with_backend("scripted"), store=False,
+                  backends={"scripted": ScriptedBackend(latency_ms=300)})
+    w.params["max_exhibits"].value = 2
+    w.preset.value = "custom"
+    w.role_models["judge"].value = "scripted:kept"
+    w.procedure_choice.value = "criminal"
+    assert "max_exhibits" not in w.params
+    w.procedure_choice.value = "decision"
+    assert w.params["max_exhibits"].value == 2 and w.role_models["judge"].value == "scripted:kept"
+    w.question.value = "Should we ship the fix?"
+    titles = list(w.accordion.titles)
+    w.run_button.click()
+    assert w.procedure_choice.disabled
+    w.procedure_choice.value = "criminal"
+    assert w.procedure_choice.value == "decision" and w.procedure == "decision"
+    assert "stop it or let it finish before choosing another procedure" in w.message.value
+    assert [t.split(" · ")[0] for t in w.accordion.titles] == [t.split(" · ")[0] for t in titles]
+    await asyncio.wait_for(w.task, 60)
+    assert w.result.status == "complete" and w.result.procedure == "decision" and not w.procedure_choice.disabled
+    w.procedure_choice.value = "criminal"
+    assert w.procedure == "criminal"
+
+
 def test_settings_given_as_the_case_is_one_line_in_the_form():
     w = Courtroom(Settings().with_backend("scripted"), store=False)
     assert "first argument is the case: a Case, or the path of a case .json; got a Settings" in w.message.value
