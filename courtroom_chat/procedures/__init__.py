@@ -78,27 +78,87 @@ DEFAULT_ASK = ("Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u20
 def asking(name: str) -> str:
     """What a person types to put a case to this procedure, in Markdown, for every front end's form:
     its own ``ask``, else a yes/no question and its evidence."""
-    info = _REGISTRY.get(name)
+    info = _registry().get(name)
     return (info.ask if info else "") or DEFAULT_ASK
 
 
 def register(info: ProcedureInfo) -> None:
-    _REGISTRY[info.name] = info
+    _registry()[info.name] = info
     _load.cache_clear()
 
 
 def unregister(name: str) -> None:
-    _REGISTRY.pop(name, None)
+    _registry().pop(name, None)
     _load.cache_clear()
 
 
+# Installed packages add procedures under this entry-point group, each named by the procedure's
+# name and pointing at its Procedure subclass (or a ProcedureInfo):
+#     [project.entry-points."courtroom_chat.procedures"]
+#     justices = "my_court.justices:ThreeJustices"
+# Every front end then offers it as it offers the built-in ones.
+ENTRY_POINT_GROUP = "courtroom_chat.procedures"
+PLUGIN_PROBLEMS: list[str] = []  # one line per installed plugin that could not be added (`courtroom procedures`)
+_discovered = False
+
+
+def _registry() -> dict[str, ProcedureInfo]:
+    """The registry, with the installed packages' procedures added on first use."""
+    global _discovered
+    if not _discovered:
+        _discovered = True
+        discover()
+    return _REGISTRY
+
+
+def discover() -> list[str]:
+    """Register every procedure installed packages declare under ``ENTRY_POINT_GROUP``. A plugin
+    that cannot be loaded, names a procedure already registered or points at something that is
+    no procedure is left out, with one line saying why (logged, and kept in ``PLUGIN_PROBLEMS``);
+    it never stops the built-in procedures from working. Returns this call's problems."""
+    import logging
+    from importlib.metadata import entry_points
+
+    problems: list[str] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        where = f"procedure plugin '{point.name}' ({point.value}, from {point.dist.name if point.dist else 'an unknown package'})"
+        try:
+            target = point.load()
+        except Exception as exc:  # a plugin's own error, whatever it is, must not stop the tool
+            problems.append(f"{where} could not be loaded: {type(exc).__name__}: {exc}; reinstall or remove that package")
+            continue
+        if isinstance(target, type) and issubclass(target, Procedure):
+            info = ProcedureInfo(point.name, target.title, target.description, target)
+        elif isinstance(target, ProcedureInfo):
+            info = target
+        else:
+            problems.append(f"{where} points at a {type(target).__name__}, not a Procedure subclass or a ProcedureInfo; "
+                            "left out")
+            continue
+        declared = info.target.name if isinstance(info.target, type) else info.name
+        if info.name != point.name or declared != point.name:
+            problems.append(f"{where} is named '{point.name}' but its procedure is named '{declared}'; left out "
+                            "(the entry point's name must be the procedure's)")
+            continue
+        known = _REGISTRY.get(info.name)
+        if known is not None and known.target is not info.target:
+            problems.append(f"{where} would replace the registered procedure '{info.name}' ({known.title}); left out")
+            continue
+        _REGISTRY[info.name] = info
+    _load.cache_clear()
+    for problem in problems:
+        logging.getLogger(__name__).warning(problem)
+    PLUGIN_PROBLEMS.extend(problems)
+    return problems
+
+
 def available() -> list[ProcedureInfo]:
-    return list(_REGISTRY.values())
+    return list(_registry().values())
 
 
 @cache
 def _load(name: str) -> type[Procedure]:
-    info = _REGISTRY[name]
+    info = _registry()[name]
     if not isinstance(info.target, str):
         return info.target
     module, _, attr = info.target.partition(":")
@@ -106,15 +166,15 @@ def _load(name: str) -> type[Procedure]:
 
 
 def get(name: str) -> Procedure:
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown procedure '{name}'; available: {', '.join(_REGISTRY)} (see `courtroom procedures`)")
+    if name not in _registry():
+        raise ConfigError(f"unknown procedure '{name}'; available: {', '.join(_registry())} (see `courtroom procedures`)")
     return _load(name)()
 
 
 def read_case_file(path: Any, data: Any) -> Any:
     """A case from a JSON file no procedure-neutral reader knows, read by the first registered
     procedure that recognises its format (``Procedure.read_case``); None if none does."""
-    for name in _REGISTRY:
+    for name in _registry():
         case = _load(name).read_case(path, data)
         if case is not None:
             return case
@@ -123,8 +183,8 @@ def read_case_file(path: Any, data: Any) -> Any:
 
 def parameters_model(name: str) -> Any:
     """The pydantic model of [procedures.<name>]."""
-    if name not in _REGISTRY:
-        raise ValueError(f"[procedures.{name}] names no procedure; available: {', '.join(_REGISTRY)}")
+    if name not in _registry():
+        raise ValueError(f"[procedures.{name}] names no procedure; available: {', '.join(_registry())}")
     return _load(name).Parameters
 
 
@@ -136,7 +196,7 @@ def known_roles() -> set[str]:
     """Every role name and alias any registered procedure declares, and the court's own
     ([models] keys)."""
     out: set[str] = set(COURT_ROLES)
-    for name in _REGISTRY:
+    for name in _registry():
         for role in _load(name).roles:
             out |= {role.name, *role.aliases}
     return out
@@ -144,12 +204,12 @@ def known_roles() -> set[str]:
 
 def role_keys(role: str) -> list[str]:
     """The [models] keys that may name ``role``'s model: the role, then its aliases."""
-    for name in _REGISTRY:
+    for name in _registry():
         found = _load(name)().role(role)
         if found is not None:
             return [found.name, *found.aliases]
     return [role]
 
 
-__all__ = ["COURT_ROLES", "Procedure", "ProcedureInfo", "Role", "available", "get", "known_roles", "parameters_model", "read_case_file", "register",
+__all__ = ["COURT_ROLES", "ENTRY_POINT_GROUP", "PLUGIN_PROBLEMS", "Procedure", "ProcedureInfo", "Role", "available", "discover", "get", "known_roles", "parameters_model", "read_case_file", "register",
            "role_keys", "unregister"]

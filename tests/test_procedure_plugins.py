@@ -1,0 +1,84 @@
+"""A procedure in another installed package reaches every front end through the entry-point
+group ``courtroom_chat.procedures``, with no change to this package; a broken plugin is left out
+with one line and never stops the built-in procedures."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom_chat import procedures
+from courtroom_chat.frontends.cli import app
+
+
+def install_package(site: Path, name: str, points: dict[str, str]) -> None:
+    """A distribution as pip leaves it in site-packages: only its metadata, the code it names
+    being importable already (the toy procedure of the tests)."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    lines = "\n".join(f"{key} = {value}" for key, value in points.items())
+    (info / "entry_points.txt").write_text(f"[{procedures.ENTRY_POINT_GROUP}]\n{lines}\n", encoding="utf-8")
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    """A fresh site folder on sys.path, and discovery run again over it; afterwards the registry is
+    as it was (the toy unregistered, the problems list emptied)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(procedures, "_discovered", False)
+    monkeypatch.setattr(procedures, "PLUGIN_PROBLEMS", [])
+    yield tmp_path
+    procedures.unregister("justices")
+
+
+def test_an_installed_plugin_is_offered_by_the_cli_like_a_built_in_one(site, runs_dir):
+    install_package(site, "courtroom-justices", {"justices": "tests.toy_procedure:ThreeJustices"})
+    names = [info.name for info in procedures.available()]
+    assert names[:5] == ["decision", "classification", "criminal", "supreme", "samvad"] and "justices" in names
+    assert procedures.get("justices").title == "Three justices" and procedures.PLUGIN_PROBLEMS == []
+    listed = CliRunner().invoke(app, ["procedures"])
+    assert listed.exit_code == 0 and "justices: Three justices" in listed.stdout
+    dry = CliRunner().invoke(app, ["run", "-p", "justices", "-b", "scripted", "--dry-run", "-q", "Should we affirm?"])
+    assert dry.exit_code == 0 and "Dry run" in dry.stdout, dry.output
+
+
+def test_a_broken_or_misnamed_plugin_is_one_line_and_the_rest_still_work(site, caplog):
+    install_package(site, "courtroom-broken", {"broken": "no_such_module_anywhere:Court",
+                                               "notaprocedure": "tests.toy_procedure:Opinion",
+                                               "other": "tests.toy_procedure:ThreeJustices",
+                                               "decision": "tests.toy_procedure:INFO"})
+    with caplog.at_level(logging.WARNING):
+        names = [info.name for info in procedures.available()]
+    assert "justices" not in names and "broken" not in names and "other" not in names
+    assert procedures.get("decision").title == "Decision court"  # a plugin does not replace a built-in
+    problems = procedures.PLUGIN_PROBLEMS
+    assert len(problems) == 4 and all("\n" not in p and "courtroom-broken" in p for p in problems)
+    assert any("'broken'" in p and "could not be loaded: ModuleNotFoundError" in p for p in problems)
+    assert any("'notaprocedure'" in p and "not a Procedure subclass or a ProcedureInfo" in p for p in problems)
+    assert any("named 'other' but its procedure is named 'justices'" in p for p in problems)
+    assert any("'decision'" in p and "named 'decision' but its procedure is named 'justices'" in p for p in problems)
+    assert [r.getMessage() for r in caplog.records if r.name == procedures.__name__] == problems
+    listed = CliRunner().invoke(app, ["procedures"])
+    assert listed.exit_code == 0 and "decision: Decision court" in listed.stdout and "Traceback" not in listed.output
+
+
+def test_a_plugin_that_would_replace_a_registered_procedure_is_left_out(site):
+    from courtroom_chat.procedures.decision import DecisionCourt
+
+    class Impostor(DecisionCourt):
+        pass
+
+    install_package(site, "courtroom-impostor", {"decision": "tests.test_procedure_plugins:IMPOSTOR"})
+    globals()["IMPOSTOR"] = procedures.ProcedureInfo("decision", "Impostor", "", Impostor)
+    try:
+        procedures.available()
+        assert procedures.get("decision").__class__ is DecisionCourt
+        assert procedures.PLUGIN_PROBLEMS == [
+            "procedure plugin 'decision' (tests.test_procedure_plugins:IMPOSTOR, from courtroom-impostor) would "
+            "replace the registered procedure 'decision' (Decision court); left out"]
+    finally:
+        globals().pop("IMPOSTOR")
