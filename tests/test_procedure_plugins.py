@@ -82,3 +82,13 @@ def test_a_plugin_that_would_replace_a_registered_procedure_is_left_out(site):
             "replace the registered procedure 'decision' (Decision court); left out"]
     finally:
         globals().pop("IMPOSTOR")
+
+
+def test_a_plugin_that_also_registers_itself_on_import_is_no_problem(site):
+    from tests import toy_procedure
+
+    install_package(site, "courtroom-justices", {"justices": "tests.toy_procedure:ThreeJustices"})
+    for target in (toy_procedure.ThreeJustices, "tests.toy_procedure:ThreeJustices"):  # as its import might register it
+        procedures._REGISTRY["justices"] = procedures.ProcedureInfo("justices", "Three justices", "", target)
+        procedures.discover()
+        assert procedures.PLUGIN_PROBLEMS == [] and procedures._REGISTRY["justices"].target is target

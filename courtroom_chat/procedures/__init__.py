@@ -98,7 +98,7 @@ def unregister(name: str) -> None:
 #     justices = "my_court.justices:ThreeJustices"
 # Every front end then offers it as it offers the built-in ones.
 ENTRY_POINT_GROUP = "courtroom_chat.procedures"
-PLUGIN_PROBLEMS: list[str] = []  # one line per installed plugin that could not be added (`courtroom procedures`)
+PLUGIN_PROBLEMS: list[str] = []  # one line per installed plugin that could not be added (also logged as a warning)
 _discovered = False
 
 
@@ -141,7 +141,9 @@ def discover() -> list[str]:
                             "(the entry point's name must be the procedure's)")
             continue
         known = _REGISTRY.get(info.name)
-        if known is not None and known.target is not info.target:
+        if known is not None and known.target in (info.target, point.value):  # the plugin registered itself on import
+            continue
+        if known is not None:
             problems.append(f"{where} would replace the registered procedure '{info.name}' ({known.title}); left out")
             continue
         _REGISTRY[info.name] = info
