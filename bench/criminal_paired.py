@@ -1,5 +1,6 @@
 """Paired term errors of the criminal evaluation: the trial's absolute error minus each baseline's,
-item by item, with a bootstrap 95% interval (10,000 resamples, seed 0).
+item by item, with a bootstrap 95% interval (10,000 resamples, seed 0; the report's own
+``scoring.mae_ci``, over signed differences).
 
     python bench/criminal_paired.py EVAL/results.jsonl [--cases ../shared/data/simcourt_ljp/cases]
 
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from pathlib import Path
+
+from courtroom_chat.procedures.criminal.scoring import _judgment, mae_ci
 
 
 def term(row: dict | None) -> float | None:
-    if row is None or row.get("status") != "decided":
-        return None
-    judgment = ((row.get("details") or {}).get("data") or {}).get("judgment") or {}
-    return judgment.get("term_months")
+    judgment = _judgment(row) if row is not None and row.get("status") == "decided" else None
+    return judgment.get("term_months") if judgment else None
 
 
 def main() -> None:
@@ -39,11 +39,10 @@ def main() -> None:
         if not diffs:
             print(f"court - {base}: no item with all three terms")
             continue
-        rng = random.Random(0)
-        boots = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(10000))
+        mean, low, high = mae_ci(diffs, resamples=10000)
         closer, farther = sum(d < 0 for d in diffs), sum(d > 0 for d in diffs)
-        print(f"court - {base}: {len(diffs)} items, mean absolute-error difference {sum(diffs) / len(diffs):+.1f} months "
-              f"(95% {boots[250]:+.1f} to {boots[9750]:+.1f}); court closer on {closer}, farther on {farther}, "
+        print(f"court - {base}: {len(diffs)} items, mean absolute-error difference {mean:+.1f} months "
+              f"(95% {low:+.1f} to {high:+.1f}); court closer on {closer}, farther on {farther}, "
               f"tied {len(diffs) - closer - farther}")
 
 
