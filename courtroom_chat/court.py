@@ -56,6 +56,7 @@ from .motion import holds_back
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
 from .replies import (
+    SALVAGE_SAID,
     SHORTENED,
     Problem,
     finished,
@@ -523,11 +524,7 @@ class Court:
         if found is None:
             return None
         value, body, how = found
-        said = (Problem("looped", "the reply wrote one passage over and over until its token limit, also when "
-                                  "asked again; it was kept cut after the passage's first copy") if how == "looped" else
-                Problem("cut", "the reply reached its token limit, also when asked to be shorter; it was kept cut "
-                               "at its last full sentence"))
-        return Answer(value, [said, *(check(value) if check else [])], True, body)
+        return Answer(value, [Problem(how, SALVAGE_SAID[how]), *(check(value) if check else [])], True, body)
 
     def _judge_reply(self, call: CallRecord, wire: type[T], check: Callable[[T], list[Problem]] | None) -> tuple[T | None, list[Problem]]:
         """Parse and check a reply, and close its call record with the outcome."""

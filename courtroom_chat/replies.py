@@ -89,12 +89,20 @@ def at_last_sentence(text: str) -> str:
     return ""
 
 
+# What a last-resort cut says, by how it was cut: the court's warning and a baseline call's log alike
+SALVAGE_SAID = {
+    "looped": "the reply wrote one passage over and over until its token limit, also when asked again; it was "
+              "kept cut after the passage's first copy",
+    "cut": "the reply reached its token limit, also when asked again; it was kept cut at its last full sentence",
+}
+
+
 def salvaged(texts: list[str], read: Callable[[str], Any]) -> tuple[Any, str, str] | None:
     """The last resort before a reply counts as failed, for the court's roles and the baselines
     alike, over ``texts`` (replies that hit their token limit): one cut after the first copy of a
     passage it wrote over and over (``unlooped``, "looped"), else one cut at its last full sentence
     (``at_last_sentence``, "cut"), whichever ``read`` accepts first (it returns the value or None):
-    (value, the cut text, how it was cut); None when none is."""
+    (value, the cut text, how it was cut: a key of ``SALVAGE_SAID``); None when none is."""
     for cut, how in ((unlooped, "looped"), (at_last_sentence, "cut")):
         for text in texts:
             if (body := cut(text)) and (value := read(body)) is not None:

@@ -36,7 +36,7 @@ from ..errors import CourtroomError
 from ..plain import REPAIR, SYSTEM
 from ..procedures.base import Problem, case_block, parse_reply
 from ..records import CallRecord, RunRecord, Usage
-from ..replies import Confident, renamed, salvaged
+from ..replies import SALVAGE_SAID, Confident, renamed, salvaged
 from ..store import RunStore
 from ..throttle import Pacer
 from .datasets import NO, YES
@@ -477,9 +477,7 @@ async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | type[
         request.repairs.append((reply.text, REPAIR.format(problems=listed) if fmt is None else
                                 f"Your reply could not be used:\n{listed}\nReply again with only the JSON object."))
     if (found := salvaged(looped, lambda body: read(body)[0])) is not None:  # as a trial's roles are read
-        log[-1][found[2]] = ("the reply wrote one passage over and over until its token limit; kept cut after the first "
-                             "copy" if found[2] == "looped" else "the reply reached its token limit; kept cut at its "
-                             "last full sentence")
+        log[-1][found[2]] = SALVAGE_SAID[found[2]]
         return found[0], log
     return None, log
 

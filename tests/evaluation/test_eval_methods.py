@@ -132,7 +132,7 @@ async def test_a_baseline_reply_that_loops_to_its_limit_is_kept_cut_as_the_court
     p = await run_baseline("single", CASE, baselines, seed=1)
     assert (p.label, p.status, p.calls) == ("yes", "decided", 2)
     assert p.details["reasoning"] == "Tests pass. Two approvals, all green."
-    assert "kept cut after the first copy" in p.details["calls"][-1]["looped"]
+    assert "kept cut after the passage's first copy" in p.details["calls"][-1]["looped"]
 
 
 async def test_majority_votes_at_the_jurors_temperatures():
