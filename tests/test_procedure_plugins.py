@@ -42,6 +42,8 @@ def test_an_installed_plugin_is_offered_by_the_cli_like_a_built_in_one(site, run
     assert procedures.get("justices").title == "Three justices" and procedures.PLUGIN_PROBLEMS == []
     listed = CliRunner().invoke(app, ["procedures"])
     assert listed.exit_code == 0 and "justices: Three justices" in listed.stdout
+    assert "from the installed package courtroom-justices" in listed.stdout  # where it came from, for the built-ins nothing
+    assert listed.stdout.count("from the installed package") == 1 and procedures.available()[0].origin == ""
     dry = CliRunner().invoke(app, ["run", "-p", "justices", "-b", "scripted", "--dry-run", "-q", "Should we affirm?"])
     assert dry.exit_code == 0 and "Dry run" in dry.stdout, dry.output
 

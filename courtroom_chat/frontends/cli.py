@@ -326,6 +326,8 @@ def procedures() -> None:
         proc = get(info.name)
         say(f"{info.name}: {info.title}", "bold", stderr=False)
         say(info.description, stderr=False, indent=2)
+        if info.origin:
+            say(f"from the installed package {info.origin}", stderr=False, indent=2)
         say(f"asks: {asking(info.name).replace('*', '')}", stderr=False, indent=2)  # its Markdown emphasis dropped
         roles = ", ".join(f"{r.name}{' (numbered)' if r.numbered else ''}" for r in proc.roles)
         say(f"roles: {roles}", stderr=False, indent=2)

@@ -8,7 +8,7 @@ exactly as a plugin would: ``register(ProcedureInfo(...))``.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -26,6 +26,8 @@ class ProcedureInfo:
     # chat's welcome, the notebook's line above the question; ``asking``); "": a yes/no question
     # and its evidence, as the decision court takes them.
     ask: str = ""
+    # The installed package a plugin procedure came from (``discover``); "" for one registered in code.
+    origin: str = ""
 
 
 _REGISTRY: dict[str, ProcedureInfo] = {
@@ -146,7 +148,7 @@ def discover() -> list[str]:
         if known is not None:
             problems.append(f"{where} would replace the registered procedure '{info.name}' ({known.title}); left out")
             continue
-        _REGISTRY[info.name] = info
+        _REGISTRY[info.name] = replace(info, origin=point.dist.name) if point.dist and not info.origin else info
     _load.cache_clear()
     for problem in problems:
         logging.getLogger(__name__).warning(problem)
