@@ -787,3 +787,27 @@ async def test_a_juror_whose_answer_goes_against_its_own_reasoning_is_asked_agai
     record, backend = await tried(SETTINGS.with_params("decision", {"juror_consistency": "off"}),
                                   {f"juror-{n}": [against] for n in range(1, 6)})
     assert len([r for r in backend.calls if r.role == "juror"]) == 5 and record.jury.not_guilty_count == 5
+
+
+def test_an_accuracy_entry_says_right_on_and_the_criminal_and_classification_courts_carry_theirs():
+    """The classification court's labels and the criminal trial's charges were measured against a
+    dataset's gold answers, not as clear evidence followed: their How sure line says "was right on",
+    and on the 1.5B both trailed one call, so their verdicts are called weak."""
+    from courtroom_chat import measured
+
+    entry = {"procedure": "classification", "model": "local:m", "kind": "accuracy", "items": 100, "set": "RTE items",
+             "date": "2026-11-28", "court": 62, "single": 65, "majority": 66, "results": "bench/results/x"}
+    assert measured.summary(entry) == ("on 100 RTE items (2026-11-28) this court was right on 62; one call on 65, "
+                                       "a majority of five calls on 66")
+    assert measured.weakness(entry) == "this court, on this model, was right less often than one call"
+    assert measured.weakness({**entry, "court": 40, "single": None, "majority": None}) == (
+        "this court, on this model, was right on fewer than half the items it was measured on")
+    judgment = {"confidences": [], "data": {"measured": entry}}  # a judgment: no votes, no exhibits
+    assert how_sure(judgment)[-1] == ("**This court, on this model, was right less often than one call: treat it as "
+                                      "weak, and read the evidence yourself.**")
+    local = "local:qwen2.5-coder-1.5b"
+    for procedure in ("classification", "criminal"):
+        shipped = measured.for_trial(procedure, {"judge": local, "prosecution": local})
+        assert shipped and shipped["kind"] == "accuracy" and measured.weakness(shipped).endswith("than one call")
+    assert "further from the real one" in measured.summary(measured.for_trial("criminal", {"judge": local}))
+    assert measured.for_trial("criminal", {"judge": local, "defendant": "local:qwen2.5-coder-0.5b"}) is None
