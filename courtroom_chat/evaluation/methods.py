@@ -147,8 +147,10 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
         details["data"] = {k: v for k, v in outcome.data.items() if k not in ("mirror", "fragility", "arms")}
     elif answers := juror_answers(record):
         details["juror_answers"] = answers
-    if reused := sum(c.reused for c in record.calls):
-        details["reused_calls"] = reused  # replies an earlier trial got for the same requests (--reuse)
+    # replies an earlier trial got for the same requests (--reuse), among the calls the verdict's
+    # row counts (``spent``): the benches beside it are counted apart, as their calls are
+    if reused := sum(c.reused for c in record.calls if c.agent not in arm_only):
+        details["reused_calls"] = reused
     return Prediction(label, "decided" if label else "undecided", confidences, details=details, **spent)
 
 

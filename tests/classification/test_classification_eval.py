@@ -301,3 +301,23 @@ def test_calls_that_ran_beside_others_save_only_the_time_they_ran_alone():
     assert alone_seconds(record, {"judge-2", "judge-3"}) == pytest.approx(10.0)  # 20 to 30: only they ran
     assert alone_seconds(record, {"judge-2-sequential", "judge-3-sequential"}) == pytest.approx(20.0)
     assert alone_seconds(record, set()) == 0.0
+
+
+def test_reused_calls_are_counted_among_the_calls_the_verdicts_row_counts(benchmarks, tmp_path, monkeypatch):
+    """A trial with benches beside its verdict, started from another configuration's (``--reuse``):
+    the report said "court: 903 of 501 calls" when the benches' reused calls were counted against
+    the verdict's own calls. Now the reused calls are the verdict's own, never more than its calls."""
+    import json
+
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    base = {"judges": 3, "precedents": 1, "compare_modes": True, "compare_precedents": True}
+    first = evaluate("rte", procedure="classification", baselines=[], limit=2, runs_dir=tmp_path / "runs",
+                     settings=Settings().with_backend("scripted").with_params("classification", base))
+    again = evaluate("rte", procedure="classification", baselines=[], limit=2, runs_dir=tmp_path / "runs",
+                     reuse=first.folder.name, settings=Settings().with_backend("scripted").with_params(
+                         "classification", {**base, "compare_shots": "0"}))
+    rows = [json.loads(line) for line in (again.folder / "results.jsonl").read_text().splitlines()]
+    court = [r for r in rows if r["method"] == "court"]
+    assert len(court) == 2 and all(r["details"]["reused_calls"] == r["calls"] == 1 + 2 + 3 for r in court)
+    reused = again.summary["reused"]["court"]
+    assert reused == {"trials": 2, "calls": 12, "of": 12} and "court: 12 of 12 calls in 2 trials" in again.markdown
