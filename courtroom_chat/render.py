@@ -81,6 +81,24 @@ def order_line(order: dict[str, Any]) -> str:
     return said + ": no sign the order decided them"
 
 
+def rounds_line(conformity: dict[str, Any] | None, label: str | None, lines: list[str]) -> str:
+    """For a procedure that deliberates in rounds (the supreme court's conference, the bench's
+    consensus rounds): who changed position after round 1, appended to ``lines``; returns round
+    1's majority when the verdict is not it (the later rounds overturned it), else "". On the
+    1.5B every measured overturn went from the right verdict to the wrong one (README)."""
+    rounds = (conformity or {}).get("rounds") or []
+    if not rounds:
+        return ""
+    changed, toward = int(conformity.get("changed") or 0), int(conformity.get("toward") or 0)
+    first = rounds[0].get("previous_majority") or ""
+    line = (f"Rounds: {changed} member{'s' if changed != 1 else ''} changed position after round 1 "
+            f"({toward} toward its majority, {changed - toward} away)" if changed else
+            "Rounds: no member changed position after round 1")
+    overturned = first if first and label not in (None, "", first, "hung", "undecided") and changed else ""
+    lines.append(line + (f"; round 1's majority was {first}, the verdict is {label}" if overturned else ""))
+    return overturned
+
+
 def how_sure(outcome: dict[str, Any]) -> list[str]:
     """What was measured about this verdict, and one plain sentence that claims no more than that.
 
@@ -112,6 +130,7 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     order = data.get("order")
     if order:
         lines.append(order_line(order))
+    overturned = rounds_line(data.get("conformity"), outcome.get("label"), lines)
     both = data.get("both_ways") or {}
     if both:
         asked, other = both["as_asked"], both["other_way"]
@@ -139,6 +158,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("evidence that tried to give orders")
     if order and order["p"] < ORDER_P:
         weak.append("the votes followed the order the labels were listed in, not the case")
+    if overturned:
+        weak.append(f"the later rounds overturned the first round's majority ({overturned})")
     if known and measured.weakness(known):
         weak.append(measured.weakness(known))
     if against:

@@ -811,3 +811,27 @@ def test_an_accuracy_entry_says_right_on_and_the_criminal_and_classification_cou
         assert shipped and shipped["kind"] == "accuracy" and measured.weakness(shipped).endswith("than one call")
     assert "further from the real one" in measured.summary(measured.for_trial("criminal", {"judge": local}))
     assert measured.for_trial("criminal", {"judge": local, "defendant": "local:qwen2.5-coder-0.5b"}) is None
+
+
+def test_how_sure_says_who_moved_between_rounds_and_calls_an_overturned_first_majority_weak():
+    """The bench's rounds on the 1.5B turned a right round-1 majority into a wrong consensus in 2 of
+    6 clear transcripts (every move toward guilty): a verdict the later rounds reached against round
+    1's majority says so and reads as weak; one that kept round 1's majority only counts the moves."""
+    moved = {"rounds": [{"round": 2, "previous_majority": "not guilty", "changed": 3, "toward": 0, "away": 3,
+                         "moves": []}], "changed": 3, "toward": 0, "away": 3}
+    outcome = {"label": "guilty", "confidences": [], "data": {"votes": {"guilty": 5, "not guilty": 0}, "split": "5–0",
+                                                             "conformity": moved}}
+    lines = how_sure(outcome)
+    assert ("Rounds: 3 members changed position after round 1 (0 toward its majority, 3 away); round 1's majority "
+            "was not guilty, the verdict is guilty") in lines
+    assert lines[-1] == ("**The later rounds overturned the first round's majority (not guilty): treat it as weak, "
+                         "and read the evidence yourself.**")
+    kept = {**outcome, "label": "not guilty", "data": {**outcome["data"], "votes": {"guilty": 0, "not guilty": 5}}}
+    assert "Rounds: 3 members changed position after round 1 (0 toward its majority, 3 away)" in how_sure(kept)
+    assert "overturned" not in how_sure(kept)[-1] and "Unanimous" in how_sure(kept)[-1]
+    hung = {**outcome, "label": "hung"}
+    assert "overturned" not in " ".join(how_sure(hung))  # no verdict: nothing overturned
+    still = {**outcome, "data": {**outcome["data"], "conformity": {"rounds": [{"previous_majority": "guilty"}],
+                                                                    "changed": 0, "toward": 0}}}
+    assert "Rounds: no member changed position after round 1" in how_sure(still)
+    assert not any(line.startswith("Rounds") for line in how_sure({**outcome, "data": {"votes": {"guilty": 5}}}))
