@@ -465,6 +465,7 @@ class KnowledgeBase:
         self._by_key: dict[str, Provision] = {}
         self._bm25: BM25 | None = None
         self._collection: Any = None
+        self._vectors: Any = None  # every chunk's stored vector (``vectors``)
         self.report: BuildReport | None = None
 
     @classmethod
@@ -565,7 +566,7 @@ class KnowledgeBase:
             collection = client.get_collection(name, embedding_function=function)
             meta = collection.metadata or {}
             if collection.count() == len(chunks) and meta.get("complete"):
-                self._collection = collection
+                self._collection, self._vectors = collection, None
                 self.report = self._report(False, float(meta.get("build_seconds", 0.0)))
                 return self.report
         for old in existing:
@@ -585,7 +586,7 @@ class KnowledgeBase:
                 progress(min(start + step, len(chunks)), len(chunks))
         seconds = round(time.perf_counter() - started, 2)
         collection.modify(metadata={"corpus_hash": self.corpus_hash, "complete": True, "build_seconds": seconds})
-        self._collection = client.get_collection(name, embedding_function=function)
+        self._collection, self._vectors = client.get_collection(name, embedding_function=function), None
         self.report = self._report(True, seconds)
         return self.report
 
@@ -603,14 +604,38 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ search
 
+    def vectors(self) -> Any:
+        """Every chunk's vector as the store keeps it, in ``chunks`` order and of unit length, read
+        once: the dense half scores all of them exactly. The store's own (approximate, HNSW)
+        search returned a slightly different tail of its 100 candidates in each process, which
+        moved the hybrid's scaling and so which provisions a trial read: the same case tried twice
+        with the same seed cited different law (fischer-arson, 2026-11-29)."""
+        if self._vectors is None:
+            import numpy as np
+
+            stored = self.collection().get(ids=[c.id for c in self.chunks], include=["embeddings"])
+            at = {cid: row for row, cid in enumerate(stored["ids"])}
+            found = np.asarray(stored["embeddings"], dtype=np.float32)
+            matrix = np.zeros((len(self.chunks), found.shape[1] if found.ndim == 2 else 0), dtype=np.float32)
+            for i, c in enumerate(self.chunks):
+                if c.id in at:  # a chunk the store lacks scores 0
+                    matrix[i] = found[at[c.id]]
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            self._vectors = matrix / np.where(norms == 0, 1.0, norms)
+        return self._vectors
+
     def dense(self, query: str, n: int) -> list[tuple[int, float]]:
-        """(chunk index, cosine) of the ``n`` nearest chunks, from the vector store."""
-        collection = self.collection()
-        found = collection.query(query_texts=[query], n_results=max(1, min(n, len(self.chunks))),
-                                 include=["distances"])
-        index = {c.id: i for i, c in enumerate(self.chunks)}
-        return [(index[cid], 1.0 - float(d)) for cid, d in zip(found["ids"][0], found["distances"][0], strict=True)
-                if cid in index]
+        """(chunk index, cosine) of the ``n`` nearest chunks, best first (ties by chunk order),
+        over every stored vector."""
+        import numpy as np
+
+        matrix = self.vectors()
+        if not len(matrix):
+            return []
+        asked = np.asarray((self.embedder or default_embedder()).embed([query])[0], dtype=np.float32)
+        cosine = matrix @ (asked / (float(np.linalg.norm(asked)) or 1.0))
+        order = np.lexsort((np.arange(len(cosine)), -cosine))[:max(1, min(n, len(self.chunks)))]
+        return [(int(i), float(cosine[i])) for i in order]
 
     def lexical(self, query: str) -> list[float]:
         if self._bm25 is None:

@@ -168,6 +168,29 @@ def test_search_returns_provisions_by_each_method(tmp_path):
     assert {"IPC 304A", "IPC 279"} & {h.provision.key for h in kb.search("a truck driver speeding ran over a pedestrian")}
 
 
+def test_the_dense_half_scores_every_chunk_exactly_so_the_same_query_reads_the_same_law(tmp_path):
+    """The store's approximate search gave a different tail of candidates in each process, which
+    moved the hybrid's scores: the same case, same seed, cited different provisions. The dense half
+    now scores every stored vector: its nearest are the brute-force nearest, in a fixed order, and a
+    knowledge base opened afresh on the same store ranks the same, to the last digit."""
+    import numpy as np
+
+    from courtroom_chat.retrieval import default_embedder
+
+    corpus = small_corpus(tmp_path / "corpus")
+    kb = KnowledgeBase([corpus], path=tmp_path / "store")
+    kb.build()
+    query = "a truck driver speeding on the highway ran over a pedestrian"
+    vectors = default_embedder().embed([c.text for c in kb.chunks])
+    exact = vectors @ default_embedder().embed([query])[0]
+    near = kb.dense(query, len(kb.chunks))
+    assert [i for i, _ in near] == sorted(range(len(exact)), key=lambda i: (-exact[i], i))
+    assert np.allclose([s for _, s in near], sorted(exact, reverse=True), atol=1e-5)
+    again = KnowledgeBase([corpus], path=tmp_path / "store")
+    again.build()
+    assert [(h.provision.key, h.score) for h in again.search(query, 8)] == [(h.provision.key, h.score) for h in kb.search(query, 8)]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
