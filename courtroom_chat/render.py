@@ -81,22 +81,22 @@ def order_line(order: dict[str, Any]) -> str:
     return said + ": no sign the order decided them"
 
 
-def rounds_line(conformity: dict[str, Any] | None, label: str | None, lines: list[str]) -> str:
+def rounds_line(conformity: dict[str, Any] | None, label: str | None) -> tuple[str, str]:
     """For a procedure that deliberates in rounds (the supreme court's conference, the bench's
-    consensus rounds): who changed position after round 1, appended to ``lines``; returns round
-    1's majority when the verdict is not it (the later rounds overturned it), else "". On the
-    1.5B every measured overturn went from the right verdict to the wrong one (README)."""
+    consensus rounds): the line saying who changed position after round 1 ("" without rounds),
+    and round 1's majority when the verdict is not it (the later rounds overturned it), else "".
+    On the 1.5B every measured overturn went from the right verdict to the wrong one (README)."""
     rounds = (conformity or {}).get("rounds") or []
-    if not rounds:
-        return ""
+    if not conformity or not rounds:
+        return "", ""
     changed, toward = int(conformity.get("changed") or 0), int(conformity.get("toward") or 0)
     first = rounds[0].get("previous_majority") or ""
+    overturned = first if changed and first and label not in (None, "", first, "hung", "undecided") else ""
+    if not changed:
+        return "Rounds: no member changed position after round 1", ""
     line = (f"Rounds: {changed} member{'s' if changed != 1 else ''} changed position after round 1 "
-            f"({toward} toward its majority, {changed - toward} away)" if changed else
-            "Rounds: no member changed position after round 1")
-    overturned = first if first and label not in (None, "", first, "hung", "undecided") and changed else ""
-    lines.append(line + (f"; round 1's majority was {first}, the verdict is {label}" if overturned else ""))
-    return overturned
+            f"({toward} toward its majority, {changed - toward} away)")
+    return line + (f"; round 1's majority was {first}, the verdict is {label}" if overturned else ""), overturned
 
 
 def how_sure(outcome: dict[str, Any]) -> list[str]:
@@ -130,7 +130,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     order = data.get("order")
     if order:
         lines.append(order_line(order))
-    overturned = rounds_line(data.get("conformity"), outcome.get("label"), lines)
+    moved, overturned = rounds_line(data.get("conformity"), outcome.get("label"))
+    if moved:
+        lines.append(moved)
     both = data.get("both_ways") or {}
     if both:
         asked, other = both["as_asked"], both["other_way"]
