@@ -13,11 +13,11 @@ import argparse
 import json
 from pathlib import Path
 
-from courtroom_chat.procedures.criminal.scoring import _judgment, mae_ci
+from courtroom_chat.procedures.criminal.scoring import mae_ci, row_judgment
 
 
 def term(row: dict | None) -> float | None:
-    judgment = _judgment(row) if row is not None and row.get("status") == "decided" else None
+    judgment = row_judgment(row) if row is not None and row.get("status") == "decided" else None
     return judgment.get("term_months") if judgment else None
 
 

@@ -19,7 +19,7 @@ def mae_ci(errors: list[float], seed: int = 0, resamples: int = 2000) -> tuple[f
     return sum(errors) / n, means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
 
 
-def _judgment(row: dict[str, Any]) -> dict[str, Any] | None:
+def row_judgment(row: dict[str, Any]) -> dict[str, Any] | None:
     return ((row.get("details") or {}).get("data") or {}).get("judgment")
 
 
@@ -37,7 +37,7 @@ def sentence_metrics(rows: list[dict[str, Any]], meta: dict[str, dict[str, Any]]
         mine = [r for r in asked if r["method"] == method]
         terms, fines, probation, turns = [], [], [], []
         for r in mine:
-            gold, j = meta[r["item"]], _judgment(r)
+            gold, j = meta[r["item"]], row_judgment(r)
             if j is None:
                 continue
             if gold["term"] is not None and not j.get("special"):
