@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, InputError, MissingDependencyError
 from .replies import shorten
-from .retrieval import BM25, METHODS, Embedder, default_embedder, fuse
+from .retrieval import BM25, METHODS, Embedder, default_embedder, fuse, top
 
 if TYPE_CHECKING:
     from .config import KBSettings
@@ -617,9 +617,10 @@ class KnowledgeBase:
             at = {cid: row for row, cid in enumerate(stored["ids"])}
             found = np.asarray(stored["embeddings"], dtype=np.float32)
             matrix = np.zeros((len(self.chunks), found.shape[1] if found.ndim == 2 else 0), dtype=np.float32)
-            for i, c in enumerate(self.chunks):
-                if c.id in at:  # a chunk the store lacks scores 0
-                    matrix[i] = found[at[c.id]]
+            rows = np.asarray([at.get(c.id, -1) for c in self.chunks], dtype=np.int64)
+            have = rows >= 0  # a chunk the store lacks scores 0
+            if have.any():
+                matrix[have] = found[rows[have]]
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             self._vectors = matrix / np.where(norms == 0, 1.0, norms)
         return self._vectors
@@ -634,8 +635,7 @@ class KnowledgeBase:
             return []
         asked = np.asarray((self.embedder or default_embedder()).embed([query])[0], dtype=np.float32)
         cosine = matrix @ (asked / (float(np.linalg.norm(asked)) or 1.0))
-        order = np.lexsort((np.arange(len(cosine)), -cosine))[:max(1, min(n, len(self.chunks)))]
-        return [(int(i), float(cosine[i])) for i in order]
+        return [(i, float(cosine[i])) for i in top(cosine, max(1, min(n, len(self.chunks))))]
 
     def lexical(self, query: str) -> list[float]:
         if self._bm25 is None:

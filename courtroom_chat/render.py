@@ -90,10 +90,10 @@ def rounds_line(conformity: dict[str, Any] | None, label: str | None) -> tuple[s
     if not conformity or not rounds:
         return "", ""
     changed, toward = int(conformity.get("changed") or 0), int(conformity.get("toward") or 0)
-    first = rounds[0].get("previous_majority") or ""
-    overturned = first if changed and first and label not in (None, "", first, "hung", "undecided") else ""
     if not changed:
         return "Rounds: no member changed position after round 1", ""
+    first = rounds[0].get("previous_majority") or ""
+    overturned = first if first and label not in (None, "", first, "hung", "undecided") else ""
     line = (f"Rounds: {changed} member{'s' if changed != 1 else ''} changed position after round 1 "
             f"({toward} toward its majority, {changed - toward} away)")
     return line + (f"; round 1's majority was {first}, the verdict is {label}" if overturned else ""), overturned

@@ -27,7 +27,7 @@ import os
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.util import find_spec
@@ -217,6 +217,22 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("courtroom-chat")) / "embeddings"
 
 
+def top(scores: Sequence[float], n: int, keep: Callable[[int], bool] | None = None) -> list[int]:
+    """The indices of the ``n`` highest ``scores``, best first, ties by index (the earlier first);
+    ``keep`` skips an index it returns False for. One ranking for the classification court's
+    precedents and the bench's dense search."""
+    import numpy as np
+
+    values = np.asarray(scores, dtype=np.float64)
+    picked: list[int] = []
+    for i in np.lexsort((np.arange(len(values)), -values)):
+        if len(picked) >= n:
+            break
+        if keep is None or keep(int(i)):
+            picked.append(int(i))
+    return picked
+
+
 def pool_key(pool: Sequence[Example], model_id: str, model_sha: str) -> str:
     """What the pool's cached vectors are keyed by: every text and label, in order, and the model."""
     digest = hashlib.sha256(f"{model_id}:{model_sha}".encode())
@@ -292,9 +308,9 @@ class Retriever:
         if k <= 0 or not self.pool:
             return []
         own = fingerprint(text)
-        scored = [(s, i) for i, s in enumerate(self.scores(text)) if fingerprint(self.pool[i].text) != own]
-        scored.sort(key=lambda p: (-p[0], p[1]))
-        return [Hit(self.pool[i], round(s, 6), rank) for rank, (s, i) in enumerate(scored[:k], 1)]
+        scores = self.scores(text)
+        best = top(scores, k, keep=lambda i: fingerprint(self.pool[i].text) != own)
+        return [Hit(self.pool[i], round(scores[i], 6), rank) for rank, i in enumerate(best, 1)]
 
     def sample(self, k: int, seed: int | str, text: str = "") -> list[Hit]:
         """``k`` examples drawn at random by ``seed`` (never one with ``text`` itself), score 0."""

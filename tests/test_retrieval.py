@@ -15,6 +15,7 @@ from courtroom_chat.retrieval import (
     disjoint,
     model_file,
     sha256_of,
+    top,
 )
 
 # Three topics, two examples each: each query's two nearest neighbours are its own topic's.
@@ -121,3 +122,11 @@ def test_a_wrong_model_file_or_method_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr("courtroom_chat.retrieval.model_file", lambda: fake)
     with pytest.raises(ConfigError, match="sha256 .* not the pinned"):
         Embedder().embed(["x"])
+
+
+def test_top_ranks_best_first_with_ties_by_index_and_skips_what_keep_refuses():
+    scores = [0.2, 0.9, 0.5, 0.9, 0.1]
+    assert top(scores, 3) == [1, 3, 2]
+    assert top(scores, 3, keep=lambda i: i != 3) == [1, 2, 0]
+    assert top(scores, 10) == [1, 3, 2, 0, 4]
+    assert top([], 2) == [] and top(scores, 0) == []
