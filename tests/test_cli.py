@@ -707,3 +707,13 @@ def test_the_decision_court_refuses_a_message_that_is_no_yes_no_question(runs_di
     for message, why in (("What is this?", "asks what"), ("Should I merge? Should I also deploy it?", "asks 2 questions")):
         assert why in one_line_error(invoke("run", message, "--backend", "scripted"))
     assert RunStore(runs_dir).list() == []
+
+
+def test_eval_report_only_prints_the_stored_report_and_names_what_is_unfinished(runs_dir):
+    clear = ROOT / "bench" / "supreme" / "clear.jsonl"
+    missing = invoke("eval", clear, "--procedure", "none", "-b", "scripted", "--report-only")
+    assert missing.exit_code == 2 and one_line_error(missing).startswith("error: --report-only: no results for this evaluation")
+    assert invoke("eval", clear, "--procedure", "none", "-b", "scripted", "-n", "2").exit_code == 0
+    result = invoke("eval", clear, "--procedure", "none", "-b", "scripted", "--report-only")
+    assert result.exit_code == 0 and "single" in result.stdout
+    assert "nothing was run:" in result.stderr and "items not finished left out" in result.stderr

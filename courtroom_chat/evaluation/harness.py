@@ -27,6 +27,7 @@ class Evaluation:
     folder: Path
     summary: dict[str, Any]
     markdown: str
+    unfinished: int = 0  # items of the command with a unit not finished (interrupted, or --report-only)
 
     def accuracy(self) -> dict[str, float | None]:
         return {m: r["accuracy"] for m, r in self.summary["results"].items()}
@@ -163,6 +164,7 @@ async def evaluate_async(
     fragility: bool = False,
     order_control: bool = False,
     reuse: str | None = None,
+    report_only: bool = False,
     runs_dir: str | Path | None = None,
     config: str | Path | None = None,
     settings: Settings | None = None,
@@ -179,7 +181,10 @@ async def evaluate_async(
     ident = eval_id(the_plan.dataset, the_plan.procedure, seed, settings)
     results = Results(store.root / "evals" / ident)
     models = settings_models(settings, the_plan.procedure)
-    reused = reused_runs(store, reuse, ident, the_plan, models) if reuse else {}
+    if report_only and not results.path.is_file():
+        raise InputError(f"--report-only: no results for this evaluation in {results.folder}; run the same "
+                         "command without --report-only first")
+    reused = reused_runs(store, reuse, ident, the_plan, models) if reuse and not report_only else {}
     meta = {
         "eval_id": ident, "dataset": the_plan.dataset.name, "procedure": the_plan.procedure, "seed": seed, "dataset_key": the_plan.dataset.key,
         "models": models, "model_text": ", ".join(sorted(set(models.values()))), "limit": limit,
@@ -190,6 +195,8 @@ async def evaluate_async(
         meta["reuse"] = reuse
     if the_plan.procedure and any(shot_split(m)[1] is not None for m in the_plan.methods):  # the few-shot table's own column
         meta["precedents"] = getattr(settings.procedure_params(the_plan.procedure), "precedents", None)
+    if report_only:  # the stored rows' report, written again; no model is asked anything
+        return _written(the_plan, Runner(the_plan, settings, results.folder, store=store), results, meta)
     results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
                                      "items": [i.id for i in the_plan.items]})
     if progress is True:
@@ -203,17 +210,26 @@ async def evaluate_async(
     try:
         await runner.run()
     finally:  # interrupted or not, what is finished is summarised
-        rows = runner.rows
-        summary = report.summarize(the_plan.dataset, the_plan.methods, selected_rows(the_plan, rows), meta)
-        text = report.markdown(summary)
-        if rows:
-            # a smaller --limit than an earlier command's keeps the fuller report: this one is written
-            # beside it (report-first-N.md), not over it
-            finished = {item for item, method, _ in rows if method in the_plan.methods}
-            suffix = "" if finished <= {i.id for i in the_plan.items} else f"-first-{len(the_plan.items)}"
-            results.write_json(f"summary{suffix}.json", summary)
-            results.write_text(f"report{suffix}.md", text)
-    return Evaluation(ident, results.folder, summary, text)
+        evaluation = _written(the_plan, runner, results, meta, loaded=True)
+    return evaluation
+
+
+def _written(the_plan: Plan, runner: Runner, results: Results, meta: dict[str, Any], loaded: bool = False) -> Evaluation:
+    """Summarise the runner's finished rows (read from the folder first unless ``loaded``) and
+    write the summary and report beside them."""
+    if not loaded:
+        runner.load()
+    rows = runner.rows
+    summary = report.summarize(the_plan.dataset, the_plan.methods, selected_rows(the_plan, rows), meta)
+    text = report.markdown(summary)
+    if rows:
+        # a smaller --limit than an earlier command's keeps the fuller report: this one is written
+        # beside it (report-first-N.md), not over it
+        finished = {item for item, method, _ in rows if method in the_plan.methods}
+        suffix = "" if finished <= {i.id for i in the_plan.items} else f"-first-{len(the_plan.items)}"
+        results.write_json(f"summary{suffix}.json", summary)
+        results.write_text(f"report{suffix}.md", text)
+    return Evaluation(meta["eval_id"], results.folder, summary, text, runner.unfinished())
 
 
 def reused_runs(store: RunStore, reuse: str, ident: str, the_plan: Plan, models: dict[str, str]) -> dict[tuple[str, str, str], str]:
@@ -253,6 +269,9 @@ def evaluate(dataset: str, **options: Any) -> Evaluation:
         ev = evaluate("adr", baselines=["single", "majority"], limit=8, backend="scripted")
         ev.accuracy()          # {'court': 0.5, 'single': 0.625, 'majority': 0.5}
         print(ev.markdown)     # the report; ev.folder holds summary.json, report.md, results.jsonl
+
+    ``report_only=True`` writes the report of the results already stored for the same command
+    again (the report's format may have changed since) and runs nothing.
 
     ``dataset`` is a registered name (``iclr2017``, ``adr``) or a path (a ``.jsonl`` file of
     ``{question, context, answer}``). Options are those of ``courtroom eval``: procedure,

@@ -309,10 +309,20 @@ class Runner:
                 scored_again += 1
         return asked_again, scored_again
 
-    async def run(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+    def load(self) -> tuple[list[Unit], int, int]:
+        """The finished rows read back, scored again and reconciled with the dataset as it is now
+        (``rescored``, ``reconcile``): the plan's units, and how many rows were dropped to run
+        again and how many scored again."""
         self.rows = self.rescored(self.results.rows())
         units = self.plan.units()
-        asked_again, scored_again = self.reconcile(units)
+        return units, *self.reconcile(units)
+
+    def unfinished(self) -> int:
+        """Items of the plan with a unit not finished, after ``load``."""
+        return len(self.plan.items) - self.done_items(self.plan.units())
+
+    async def run(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        units, asked_again, scored_again = self.load()
         todo = self.pending(units)
         pool = BackendPool(self.settings, self.backends)
         if todo:  # a missing API key or model is one line before any progress is shown

@@ -26,6 +26,7 @@ def eval_command(
     fragility: bool = typer.Option(False, "--fragility", help="Each trial also decides again without its most-cited evidence; report the share that hold."),
     order_control: bool = typer.Option(False, "--order-control", help="Also run the court in the other order: with each juror's answers in its own seeded order (court-shuffled-order) when the court lists them in one order, as by default, else in one fixed order (court-fixed-order); compares yes-rate and accuracy."),
     reuse: str | None = typer.Option(None, "--reuse", help="The id of an earlier evaluation (same dataset, procedure, seed and models) whose court trials each trial here starts from: a request made in the same words gets that trial's reply, so two configurations of a court with rounds share round 1."),
+    report_only: bool = typer.Option(False, "--report-only", help="Write the report of the results this same command stored again, from its results.jsonl; runs nothing (unfinished items are left out and counted)."),
     config: Path | None = typer.Option(None, "--config", help="config.toml to use."),
     runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where runs are stored; the evaluation goes to its evals/ folder."),
 ) -> None:
@@ -40,8 +41,8 @@ def eval_command(
     try:
         result = evaluate(dataset, procedure=procedure, baselines=baseline, limit=limit, seed=seed, workers=workers,
                           backend=backend, mirror=mirror, batch=batch, retry_failed=retry_failed, fragility=fragility,
-                          order_control=order_control, reuse=reuse, config=config,
-                          runs_dir=runs_dir, progress=True)
+                          order_control=order_control, reuse=reuse, report_only=report_only, config=config,
+                          runs_dir=runs_dir, progress=not report_only)
     except KeyboardInterrupt:
         interrupted("interrupted; every finished item is kept: run the same command to resume")
     except CourtroomError as exc:
@@ -49,7 +50,11 @@ def eval_command(
     console = Console(highlight=False, soft_wrap=True)
     headline = result.markdown.split("\n## Items", 1)[0]
     console.print(Markdown(headline))
-    Console(stderr=True, highlight=False).print(f"report: {result.folder / 'report.md'}")
+    err = Console(stderr=True, highlight=False)
+    if report_only and result.unfinished:
+        err.print(f"nothing was run: {result.unfinished} item{'s' if result.unfinished != 1 else ''} not finished "
+                  "left out; run the command without --report-only to finish them")
+    err.print(f"report: {result.folder / 'report.md'}")
 
 
 def calibration_command(

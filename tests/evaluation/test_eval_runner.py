@@ -81,6 +81,21 @@ async def test_an_interrupted_evaluation_keeps_what_finished_and_resumes(fixture
     assert len(_lines(folder)) == 4
 
 
+
+async def test_report_only_writes_the_stored_results_report_again_and_asks_nothing(fixtures, runs_dir):
+    options = dict(procedure="none", baselines=["single"], backend="scripted")
+    with pytest.raises(InputError, match=r"^--report-only: no results for this evaluation in .*; run the same "
+                                         r"command without --report-only first$"):
+        await evaluate_async(str(fixtures / "adrs.json"), report_only=True, **options)
+    done = await evaluate_async(str(fixtures / "adrs.json"), limit=3, backends={"scripted": ScriptedBackend()}, **options)
+    (done.folder / "report.md").write_text("an older report's format")
+    silent = ScriptedBackend()
+    again = await evaluate_async(str(fixtures / "adrs.json"), report_only=True, backends={"scripted": silent}, **options)
+    assert not silent.calls and again.folder == done.folder
+    assert again.summary["results"] == done.summary["results"] and again.unfinished == 1  # the 4th item never ran
+    assert (done.folder / "report.md").read_text() == again.markdown == done.markdown
+    assert len(_lines(done.folder)) == 3  # nothing appended
+
 async def test_failed_items_count_wrong_are_kept_and_can_be_retried(fixtures, runs_dir):
     failing = ScriptedBackend(script={"single": {"$error": "server went away"}})
     options = dict(procedure="none", baselines=["single"], backend="scripted", limit=2)
