@@ -717,3 +717,5 @@ def test_eval_report_only_prints_the_stored_report_and_names_what_is_unfinished(
     result = invoke("eval", clear, "--procedure", "none", "-b", "scripted", "--report-only")
     assert result.exit_code == 0 and "single" in result.stdout
     assert "nothing was run:" in result.stderr and "items not finished left out" in result.stderr
+    small = invoke("eval", clear, "--procedure", "none", "-b", "scripted", "-n", "1", "--report-only")
+    assert small.exit_code == 0 and "".join(small.stderr.split()).endswith("report-first-1.md")  # the report written

@@ -28,6 +28,7 @@ class Evaluation:
     summary: dict[str, Any]
     markdown: str
     unfinished: int = 0  # items of the command with a unit not finished (interrupted, or --report-only)
+    report: Path | None = None  # the report written: report.md, or report-first-N.md beside a fuller one
 
     def accuracy(self) -> dict[str, float | None]:
         return {m: r["accuracy"] for m, r in self.summary["results"].items()}
@@ -222,14 +223,15 @@ def _written(the_plan: Plan, runner: Runner, results: Results, meta: dict[str, A
     rows = runner.rows
     summary = report.summarize(the_plan.dataset, the_plan.methods, selected_rows(the_plan, rows), meta)
     text = report.markdown(summary)
+    written = None
     if rows:
         # a smaller --limit than an earlier command's keeps the fuller report: this one is written
         # beside it (report-first-N.md), not over it
         finished = {item for item, method, _ in rows if method in the_plan.methods}
         suffix = "" if finished <= {i.id for i in the_plan.items} else f"-first-{len(the_plan.items)}"
         results.write_json(f"summary{suffix}.json", summary)
-        results.write_text(f"report{suffix}.md", text)
-    return Evaluation(meta["eval_id"], results.folder, summary, text, runner.unfinished())
+        written = results.write_text(f"report{suffix}.md", text)
+    return Evaluation(meta["eval_id"], results.folder, summary, text, runner.unfinished(), written)
 
 
 def reused_runs(store: RunStore, reuse: str, ident: str, the_plan: Plan, models: dict[str, str]) -> dict[tuple[str, str, str], str]:

@@ -54,7 +54,7 @@ def eval_command(
     if report_only and result.unfinished:
         err.print(f"nothing was run: {result.unfinished} item{'s' if result.unfinished != 1 else ''} not finished "
                   "left out; run the command without --report-only to finish them")
-    err.print(f"report: {result.folder / 'report.md'}")
+    err.print(f"report: {result.report}" if result.report else f"no item finished, so no report was written in {result.folder}")
 
 
 def calibration_command(

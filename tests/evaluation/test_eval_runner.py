@@ -290,6 +290,7 @@ async def test_a_smaller_limit_writes_its_report_beside_the_fuller_one(fixtures,
     assert json.loads((full.folder / "summary.json").read_text())["results"]["single"]["n"] == 3
     assert json.loads((full.folder / "summary-first-1.json").read_text())["results"]["single"]["n"] == 1
     assert (full.folder / "report-first-1.md").read_text() == small.markdown
+    assert full.report == full.folder / "report.md" and small.report == full.folder / "report-first-1.md"
 
 
 def test_what_a_unit_asked_is_its_content_not_where_the_case_lies():
