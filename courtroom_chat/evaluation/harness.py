@@ -197,7 +197,9 @@ async def evaluate_async(
     if the_plan.procedure and any(shot_split(m)[1] is not None for m in the_plan.methods):  # the few-shot table's own column
         meta["precedents"] = getattr(settings.procedure_params(the_plan.procedure), "precedents", None)
     if report_only:  # the stored rows' report, written again; no model is asked anything
-        return _written(the_plan, Runner(the_plan, settings, results.folder, store=store), results, meta)
+        reader = Runner(the_plan, settings, results.folder, store=store)
+        reader.load()
+        return _written(the_plan, reader, results, meta)
     results.write_json("spec.json", {**meta, "baselines": [m for m in the_plan.methods if m != "court"],
                                      "items": [i.id for i in the_plan.items]})
     if progress is True:
@@ -211,15 +213,12 @@ async def evaluate_async(
     try:
         await runner.run()
     finally:  # interrupted or not, what is finished is summarised
-        evaluation = _written(the_plan, runner, results, meta, loaded=True)
+        evaluation = _written(the_plan, runner, results, meta)
     return evaluation
 
 
-def _written(the_plan: Plan, runner: Runner, results: Results, meta: dict[str, Any], loaded: bool = False) -> Evaluation:
-    """Summarise the runner's finished rows (read from the folder first unless ``loaded``) and
-    write the summary and report beside them."""
-    if not loaded:
-        runner.load()
+def _written(the_plan: Plan, runner: Runner, results: Results, meta: dict[str, Any]) -> Evaluation:
+    """Summarise the finished rows the runner loaded and write the summary and report beside them."""
     rows = runner.rows
     summary = report.summarize(the_plan.dataset, the_plan.methods, selected_rows(the_plan, rows), meta)
     text = report.markdown(summary)

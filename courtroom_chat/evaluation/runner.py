@@ -242,6 +242,7 @@ class Runner:
         self.reporter = reporter or Reporter()
         self.batch_options = batch_options or {}
         self.rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.units: list[Unit] = []  # the plan's, from ``load``
 
     def pending(self, units: Sequence[Unit]) -> list[Unit]:
         def finished(unit: Unit) -> bool:
@@ -314,12 +315,12 @@ class Runner:
         (``rescored``, ``reconcile``): the plan's units, and how many rows were dropped to run
         again and how many scored again."""
         self.rows = self.rescored(self.results.rows())
-        units = self.plan.units()
-        return units, *self.reconcile(units)
+        self.units = self.plan.units()
+        return self.units, *self.reconcile(self.units)
 
     def unfinished(self) -> int:
         """Items of the plan with a unit not finished, after ``load``."""
-        return len(self.plan.items) - self.done_items(self.plan.units())
+        return len(self.plan.items) - self.done_items(self.units)
 
     async def run(self) -> dict[tuple[str, str, str], dict[str, Any]]:
         units, asked_again, scored_again = self.load()

@@ -81,7 +81,6 @@ async def test_an_interrupted_evaluation_keeps_what_finished_and_resumes(fixture
     assert len(_lines(folder)) == 4
 
 
-
 async def test_report_only_writes_the_stored_results_report_again_and_asks_nothing(fixtures, runs_dir):
     options = dict(procedure="none", baselines=["single"], backend="scripted")
     with pytest.raises(InputError, match=r"^--report-only: no results for this evaluation in .*; run the same "
@@ -95,6 +94,7 @@ async def test_report_only_writes_the_stored_results_report_again_and_asks_nothi
     assert again.summary["results"] == done.summary["results"] and again.unfinished == 1  # the 4th item never ran
     assert (done.folder / "report.md").read_text() == again.markdown == done.markdown
     assert len(_lines(done.folder)) == 3  # nothing appended
+
 
 async def test_failed_items_count_wrong_are_kept_and_can_be_retried(fixtures, runs_dir):
     failing = ScriptedBackend(script={"single": {"$error": "server went away"}})
