@@ -669,6 +669,20 @@ def test_a_judges_model_that_cannot_serve_is_one_line_before_the_hearing(runs_di
     assert RunStore(runs_dir).list() == []
 
 
+@pytest.mark.parametrize("args, message", [
+    (["-i", "labels=joy", "-i", "labels=anger"], "--input labels is given twice ('joy', then 'anger'); give it once"),
+    (["--type", "civil", "-i", "type=criminal"], "--type civil and --input type=criminal disagree"),
+])
+def test_an_input_given_twice_is_one_line_not_the_first_dropped(runs_dir, tmp_path, args, message):
+    """`-i labels=joy -i labels=anger` kept only anger and was refused as 'got one ('anger')'; a
+    repeated evidence input lost its first item unseen."""
+    text = tmp_path / "text.txt"
+    text.write_text("What a day! We won the final.\n")
+    result = invoke("run", "Which label fits?", text, "-p", "classification", "-b", "scripted", *args)
+    assert message in one_line_error(result) and result.exit_code == 2
+    assert RunStore(runs_dir).list() == []
+
+
 def test_a_bom_case_file_reads_and_evidence_given_as_the_case_says_how_to_ask(runs_dir, tmp_path):
     case = tmp_path / "bom.json"
     case.write_bytes(b'\xef\xbb\xbf{"question": "Should we ship?", "context": []}')

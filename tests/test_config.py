@@ -30,6 +30,12 @@ def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
         ("[paramters]\njury_size = 5\n", "unknown section [paramters]"),
         ('[procedures.decision]\njury_size = "five"\n',
          "[procedures.decision] jury_size: Input should be a valid integer (got 'five')"),
+        # every procedure's table takes its own types only: `judges = true` was one judge, "yes" a flag
+        ("[procedures.classification]\njudges = true\n",
+         "[procedures.classification] judges: Input should be a valid integer (got True)"),
+        ('[procedures.classification]\nprecedents = "2"\n',
+         "[procedures.classification] precedents: Input should be a valid integer (got '2')"),
+        ('[procedures.criminal]\nhost = "no"\n', "[procedures.criminal] host: Input should be a valid boolean (got 'no')"),
         ("[procedures.decision]\njury_size = 3\njury_threshold = 4\n", "jury_threshold (4) is larger than jury_size (3)"),
         ("[procedures.decision]\njuror_temperature_min = 1.5\njuror_temperature_max = 0.5\n",
          "juror_temperature_min is larger"),

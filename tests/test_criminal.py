@@ -349,6 +349,18 @@ def test_bad_case_files_get_one_line(tmp_path):
     assert result.exit_code != 0 and "Traceback" not in result.output and "'evidence' must be a list" in result.output
 
 
+def test_evidence_given_as_text_is_one_item_a_line_as_the_inputs_are_listed():
+    """`--input prosecution_evidence=…` of two lines was one item, P1, of both (`courtroom procedures`
+    says one item a line, as the bench's inputs are read)."""
+    from courtroom_chat.procedures.criminal.cases import dossier
+
+    d = dossier(Case(question="Is Tom Reed guilty of burglary?", procedure="criminal", inputs={
+        "defendant": "Tom Reed", "indictment": "Burglary of 12 Elm Street.",
+        "prosecution_evidence": "CCTV shows him at the door.\n\nHis prints are on the frame.",
+        "debate_focus": "Whether he entered"}))
+    assert d.prosecution_evidence == ["CCTV shows him at the door.", "His prints are on the frame."]
+    assert d.debate_focus == ["Whether he entered"] and d.defense_evidence == []
+
 
 @pytest.mark.parametrize("fields", [
     {"prosecution_statement": "公诉机关指控…建议判处有期徒刑一年", "charge": ["盗窃罪"], "term": 12},  # the unmasked one only

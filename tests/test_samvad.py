@@ -620,6 +620,23 @@ def test_a_case_with_no_charges_is_one_line(tmp_path):
     assert "the case has no charges" in result.output and len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("procedure", ["criminal", "samvaad"])
+def test_a_bench_case_naming_another_procedure_is_one_line_not_tried_as_the_bench(tmp_path, runs_dir, procedure):
+    """The file's 'procedure' was dropped unseen: a bench case saying "criminal" (or "samvaad") was
+    tried by the bench with no word."""
+    data = json.loads((CASES / "samvad-theft.json").read_text(encoding="utf-8"))
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps({**data, "procedure": procedure}), encoding="utf-8")
+    message = f"'procedure' is '{procedure}', but a file of case_id, summary and charges is a bench case"
+    with pytest.raises(CaseError, match=re.escape(message)):
+        load_case(path)
+    result = CliRunner().invoke(app, ["run", str(path), "-b", "scripted"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not RunStore(runs_dir).list()
+    assert load_case(CASES / "samvad-theft.json").procedure == "samvad"  # its own name, or none, reads as before
+
+
 def test_the_example_cases_have_every_field():
     assert len(SAMVAD_CASES) == 5
     for path in SAMVAD_CASES:

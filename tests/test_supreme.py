@@ -401,6 +401,9 @@ GOOD = json.loads((CASES / "burglary" / "transcript.json").read_text())
     ({**dict.fromkeys(["witnesses", "opening_statements", "closing_statements", "charges", "claims"]),
       "Witnesses": GOOD["witnesses"]},  # sent to the justices as raw JSON text before, with no word
      "t.json: 'Witnesses' is not a transcript field; did you mean 'witnesses'?"),
+    ({**dict.fromkeys(["witnesses", "opening_statements", "closing_statements", "charges", "claims"]),
+      "witness": GOOD["witnesses"], "charge": GOOD["charges"]},  # tried as a JSON exhibit of plain text before
+     "t.json: the transcript has no witness sessions; add 'witnesses'"),
 ])
 def test_bad_transcripts_get_one_clear_line(tmp_path, runs_dir, change, message):
     transcript = {k: v for k, v in {**GOOD, **change}.items() if v is not None}

@@ -334,6 +334,8 @@ class ADRDataset(Dataset):
 
 # ---------------------------------------------------------------------- a user's JSONL
 
+JSONL_FIELDS = ("question", "context", "answer", "id", "mirror_question")  # what a line may hold
+
 
 class JsonlDataset(Dataset):
     """Your own past decisions, one JSON object a line: ``{"question": ..., "context": [paths],
@@ -371,6 +373,10 @@ class JsonlDataset(Dataset):
                 raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
             if not isinstance(data, dict):
                 raise InputError(f"{where}: expected an object with question, context and answer")
+            unknown = sorted(set(data) - set(JSONL_FIELDS))
+            if unknown:  # "evidence": [...] or "contxt" was tried without its evidence, with no word
+                raise InputError(f"{where}: unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                                 f"use {', '.join(JSONL_FIELDS)} (the evidence's file paths go in context)")
             question, context, answer = data.get("question"), data.get("context", []), _yes_no(data.get("answer"))
             if not isinstance(question, str) or not question.strip():
                 raise InputError(f"{where}: 'question' must be a non-empty string")

@@ -105,6 +105,8 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
          retry_failed: bool = False, fragility: bool = False, order_control: bool = False,
          settings: Settings) -> Plan:
     """What a command asks for, checked before anything runs: every error here is one clear line."""
+    from ..procedures import get
+
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be 1 or more, got {limit}")
     if workers < 1:
@@ -112,15 +114,17 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     procedure, methods = _methods(procedure, baselines, order_control, settings)
     if fragility and not procedure:
         raise InputError("--fragility decides court trials again without their most-cited evidence; give a --procedure")
+    if fragility and not hasattr(get(procedure), "fragility"):  # the criminal trial: every trial's check was "not run"
+        raise InputError(f"--fragility: procedure {procedure} has no fragility check (no votes to decide again without "
+                         "the evidence); run without it")
     source = datasets.resolve(dataset, seed=seed, limits=settings.limits)
     if procedure:
         fits(procedure, source)
     items = source.items()[:limit] if limit else source.items()
     if procedure:  # a question the court would refuse ("?", "What is this?") fails here, named, before any trial
-        from ..procedures import get
-
-        for item in items:
-            if why := get(procedure).question_problem(item.case.question):
+        court = get(procedure)
+        for item in items:  # and one a court of law would ("Should we choose X?" is the decision court's)
+            if why := court.question_problem(item.case.question) or court.misplaced(item.case.question):
                 raise InputError(f"item {item.id} ({item.case.source or source.name}): {why}")
     if mirror and not source.yes_no:
         raise InputError(f"--mirror negates yes/no questions; dataset {source.name} has labels {', '.join(source.labels)}")
@@ -174,6 +178,8 @@ async def evaluate_async(
     batch_poll_seconds: float = 30.0,
 ) -> Evaluation:
     """Run (or resume) an evaluation and return its summary; see ``evaluate``."""
+    if reuse is not None and not reuse.strip():  # an unset shell variable (`--reuse "$ID"`) was no --reuse at all
+        raise InputError("--reuse is empty; give the id of an earlier evaluation (its folder name in evals/), or leave it out")
     settings = _settings(settings, config, backend, runs_dir)
     the_plan = plan(dataset, procedure=procedure, baselines=baselines, limit=limit, seed=seed, mirror=mirror,
                     batch=batch, workers=workers, retry_failed=retry_failed, fragility=fragility,

@@ -294,10 +294,15 @@ def _case_inputs(pairs: list[str], case_type: str | None) -> dict[str, str]:
             raise InputError(f"--input takes KEY=VALUE, got {pair!r} (for example --input type=criminal)")
         if not value.strip():
             raise InputError(f"--input {key.strip()}= has no value; give one (for example --input type=criminal) or leave it out")
+        if key.strip() in out and out[key.strip()] != value.strip():  # the first was dropped unseen (labels=joy -i labels=anger)
+            raise InputError(f"--input {key.strip()} is given twice ({out[key.strip()]!r}, then {value.strip()!r}); give it "
+                             "once, with every item in the one value (labels=joy,anger; a list one item a line)")
         out[key.strip()] = value.strip()
     if case_type is not None:
         if not case_type.strip():
             raise InputError("--type is empty; give the case's type (criminal or civil) or leave --type out")
+        if out.get("type", case_type.strip()) != case_type.strip():
+            raise InputError(f"--type {case_type.strip()} and --input type={out['type']} disagree; give the case's type once")
         out["type"] = case_type.strip()
     return out
 

@@ -175,10 +175,8 @@ class Procedure:
         ``prepare``d. The inputs ``prepare`` writes are marked the court's own
         (``Case.derived_inputs``), so a re-run of the recorded case is not refused for them."""
         self.check_inputs(case)
-        if self.tries and asks_what_to_do(case.question):
-            raise CaseError(f"the {self.title.lower()} tries {self.tries}, and “{case.question}” asks what you should do: "
-                            "put it to the decision court (--procedure decision; the Decision court profile in the "
-                            "chat), or state the case, for example “Is Tom Reed guilty of burglary?”")
+        if why := self.misplaced(case.question):
+            raise CaseError(why)
         prepared = self.prepare(case, params)
         given = sorted(k for k in self.prepared_inputs if k in case.inputs and k not in case.derived_inputs
                        and prepared.inputs.get(k, _ABSENT) != case.inputs[k])
@@ -188,6 +186,15 @@ class Procedure:
         if wrote - set(prepared.derived_inputs):
             prepared = prepared.model_copy(update={"derived_inputs": sorted(wrote | set(prepared.derived_inputs))})
         return prepared
+
+    def misplaced(self, question: str) -> str:
+        """Why a court that tries charges or disputes (``tries``) refuses ``question``, in one line, or "":
+        "Should I merge PR #214 now?" asks what its asker should do, a question for the decision court."""
+        if not (self.tries and asks_what_to_do(question)):
+            return ""
+        return (f"the {self.title.lower()} tries {self.tries}, and “{question}” asks what you should do: put it to the "
+                "decision court (--procedure decision; the Decision court profile in the chat), or state the case, for "
+                "example “Is Tom Reed guilty of burglary?”")
 
     def not_given(self, keys: list[str], where: str = "") -> CaseError:
         """The refusal of ``prepared_inputs`` a person gave (``--input transcript_type=…``): the court

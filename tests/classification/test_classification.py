@@ -12,7 +12,7 @@ from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.case import Case, pasted_document
 from courtroom_chat.config import Settings
 from courtroom_chat.engine import Trial
-from courtroom_chat.errors import CaseError
+from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.procedures.classification.labels import case_labels, labels_from_question
 
@@ -162,6 +162,13 @@ async def test_each_judge_may_sit_on_another_model():
     assert models == ["scripted:a", "scripted:b", "scripted:a"]
 
 
+def test_more_judge_models_than_judges_is_one_line_not_models_left_unseated():
+    """Five models for three judges seated the first three and never said the last two sat nowhere."""
+    with pytest.raises(ConfigError, match=re.escape("judge_models names 5 models for judges = 3; name one a judge")):
+        settings(judges=3, judge_models="scripted:a, scripted:b, scripted:c, scripted:d, scripted:e")
+    assert settings(judges=5, judge_models="scripted:a, scripted:b, scripted:c, scripted:d, scripted:e")
+
+
 POOL = [
     {"text": "They kept me on hold for an hour and then hung up. I am so angry.", "label": "anger",
      "reason": "hostility at being mistreated."},
@@ -247,6 +254,22 @@ async def test_a_bad_configured_pool_is_refused_before_the_hearing_a_dry_run_too
         with pytest.raises(CaseError, match=re.escape(f"precedent pool {missing} not found")):
             await trial_.run(events.append)
         assert backend.calls == [] and not [e for e in events if e.type == "prompt_planned"]
+
+
+async def test_a_pool_labelled_with_none_of_the_cases_labels_is_refused_before_the_hearing(tmp_path):
+    """Precedents of another task (every example "positive" or "negative" for an emotion) were
+    shown to the judges as guidance, with no word."""
+    other = pool_file(tmp_path, "reviews.jsonl", b'{"text": "Great value.", "label": "positive"}\n'
+                                                 b'{"text": "Broke in a day.", "label": "negative"}\n')
+    for dry_run in (True, False):
+        backend = ScriptedBackend()
+        with pytest.raises(CaseError, match=re.escape(f"the precedent pool {other} labels its examples positive, "
+                                                      "negative, none of this case's labels (sadness, joy")):
+            await Trial(case(pool=other), settings(judges=1, precedents=1), store=None, backends={"scripted": backend},
+                        dry_run=dry_run).run()
+        assert backend.calls == []
+    record = await trial(case(pool=POOL[:1]), settings(judges=1, precedents=1))  # one example of a label is enough
+    assert record.outcome is not None
 
 
 @pytest.mark.parametrize("pool", [None, []])

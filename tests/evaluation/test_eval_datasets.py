@@ -146,6 +146,10 @@ def test_jsonl_paths_relative_to_the_file(fixtures, monkeypatch, tmp_path):
     ('{"question": "Ship?", "context": ["missing.md"], "answer": "no"}', "line 1: evidence file not found: missing.md"),
     ('["Ship?"]', "line 1: expected an object"),
     ('{"question": "Ship \\udce9 now?", "answer": "no"}', "line 1: 'question' holds text that is not UTF-8"),
+    # a misspelt field was dropped unseen: the item was tried without its evidence
+    ('{"question": "Ship?", "evidence": ["notes.md"], "answer": "no"}',
+     "line 1: unknown field evidence; use question, context, answer, id, mirror_question"),
+    ('{"question": "Ship?", "contxt": ["notes.md"], "answer": "no", "label": "yes"}', "line 1: unknown fields contxt, label"),
 ])
 def test_jsonl_errors_name_the_line(tmp_path, line, message):
     path = tmp_path / "mine.jsonl"

@@ -163,6 +163,11 @@ async def test_the_throttle_holds_across_workers_trials_and_baselines(fixtures, 
     (dict(limit=0), "--limit must be 1 or more"),
     (dict(batch=True), "--batch uses Anthropic's Message Batches API; use --backend anthropic"),
     (dict(batch=True, baselines=["none"]), "--batch sends the baselines as one batch"),
+    (dict(reuse=""), "--reuse is empty; give the id of an earlier evaluation"),  # was no --reuse at all
+    # every trial's fragility check was "not run", reported at the end of the whole evaluation
+    (dict(procedure="criminal", fragility=True), "--fragility: procedure criminal has no fragility check"),
+    # each ADR question was refused by the trial, after the evaluation's folder and progress bar
+    (dict(procedure="samvad"), "the retrieval-grounded bench tries a criminal charge under Indian law, and “Should we choose"),
 ])
 async def test_bad_options_are_refused_before_anything_runs(fixtures, runs_dir, options, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -23,7 +23,7 @@ from ...backends.base import ModelRequest
 from ...case import Case
 from ...config import ModelSpec
 from ...court import Agent, Court
-from ...errors import ConfigError
+from ...errors import CaseError, ConfigError
 from ...evidence import EvidenceIndex
 from ...records import Confidence, Outcome
 from .. import deliberation
@@ -78,7 +78,7 @@ def sampled_second(first: str, heard: list[tuple[str, str]]) -> tuple[str, str]:
 class Parameters(BaseModel):
     """[procedures.classification] in config.toml."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     judges: int = Field(3, ge=1, le=5, description="Judges on the bench (1, 3 or 5)")
     mode: Literal["parallel", "sequential"] = Field("parallel", description="parallel: the majority decides (a tie "
@@ -144,6 +144,9 @@ class Parameters(BaseModel):
             raise ValueError("second_label = \"sampled\" reads the sampled hearings, but ambiguity_samples is "
                              f"{self.ambiguity_samples}; set ambiguity_samples to 2-9 (5 as published) or "
                              "second_label = \"stated\"")
+        if len(self.judge_specs()) > self.judges:  # the judges past the last one's model would never sit
+            raise ValueError(f"judge_models names {len(self.judge_specs())} models for judges = {self.judges}; "
+                             f"name one a judge (fewer are used in turn) or set judges to {len(self.judge_specs())}")
         shots = self.shots()
         if self.precedents in shots or len(set(shots)) < len(shots):
             raise ValueError(f"compare_shots \"{self.compare_shots}\" repeats a number or names the verdict's own "
@@ -246,7 +249,14 @@ class ClassificationCourt(Procedure):
                        "judges decide without precedents; give one with --input pool=FILE.jsonl or "
                        "[procedures.classification] precedent_pool, or set precedents = 0")
             return
-        pool_of(source, seed_of(court.case.inputs.get("pool_seed")), load=load)
+        examples = pool_of(source, seed_of(court.case.inputs.get("pool_seed")), load=load)
+        labels = case_labels.case_labels(court.case)
+        if examples and not any(match_label(e.label, labels) for e in examples):  # precedents of another task
+            theirs = list(dict.fromkeys(e.label for e in examples))
+            shown = ", ".join(theirs[:6]) + (f" and {len(theirs) - 6} more" if len(theirs) > 6 else "")
+            raise CaseError(f"the precedent pool {source if isinstance(source, str) else 'inputs.pool'} labels its "
+                            f"examples {shown}, none of this case's labels ({', '.join(labels)}); give a pool labelled "
+                            "with them, or set precedents = 0")
 
     def system_prompt(self, case: Case) -> str:
         return self.render("system", labels=", ".join(f'"{label}"' for label in case_labels.case_labels(case)))

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 class Parameters(BaseModel):
     """[procedures.criminal] in config.toml."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     max_turns: int = Field(10, ge=2, le=40, description="Most turns the parties speak in one stage")
     debate_rounds: int = Field(2, ge=1, le=6, description="Most rounds of argument on each debate focus")

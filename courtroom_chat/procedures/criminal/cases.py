@@ -50,9 +50,7 @@ class Dossier(BaseModel):
     @field_validator("prosecution_evidence", "defense_evidence", "debate_focus", mode="before")
     @classmethod
     def _listed(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            return [v] if v.strip() else []
-        return v
+        return v.splitlines() if isinstance(v, str) else v  # one item a line (--input prosecution_evidence=…), as listed
 
     @field_validator("prosecution_evidence", "defense_evidence", "debate_focus")
     @classmethod

@@ -127,6 +127,9 @@ def read(path: Path, data: Any) -> Case | None:
     if not isinstance(data, dict) or "question" in data or not FIELDS & set(data):
         return None
     source = str(path)
+    if data.get("procedure", "samvad") != "samvad":  # a bench case is the bench's: another name was dropped unseen
+        raise CaseError(f"{source}: 'procedure' is {data['procedure']!r}, but a file of case_id, summary and charges is "
+                        "a bench case, tried by the samvad procedure; set \"procedure\": \"samvad\" or leave it out")
     data = {k: v for k, v in data.items() if k != "procedure"}
     bench = validated(data, source)
     return Case(question=bench.question(), source=source, procedure="samvad", inputs=bench.model_dump(mode="json"))

@@ -177,6 +177,8 @@ def is_transcript(doc: Document) -> dict[str, Any] | None:
         raise CaseError(f"{doc.name}: {key!r} is not a transcript field; did you mean {meant!r}? "
                         "(cases/burglary/transcript.json shows the shape), or give the transcript as plain text "
                         "with its type (criminal or civil: --type, or the word in the question)")
+    if isinstance(data.get("type"), str) and data["type"].strip().lower() in TYPES:
+        return data  # a transcript's own type with its fields misspelt ("witness"): named by parse, not tried as text
     return None
 
 
