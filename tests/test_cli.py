@@ -366,6 +366,20 @@ def test_procedures_are_listed():
     shown = " ".join(result.stdout.split())
     assert "asks: Ask a yes/no question (“Should I merge PR #214 now?”)" in shown
     assert "asks: State the charge (“Is Tom Reed guilty of the burglary at 12 Elm Street?”)" in shown
+    assert "jury_size=5" in shown and 'rule="majority"' in shown and "courtroom procedures NAME" in shown
+
+
+def test_one_procedure_shows_each_setting_with_what_it_does():
+    """`courtroom procedures supreme` was "unexpected extra argument": one procedure, its settings
+    each on a line as config.toml writes them, with the setting's description."""
+    result = invoke("procedures", "classification")
+    shown = " ".join(result.stdout.split())
+    assert result.exit_code == 0 and shown.startswith("classification: Classification court")
+    assert "decision: Decision court" not in shown
+    assert "[procedures.classification] in config.toml" in shown
+    assert 'mode = "parallel": parallel: the majority decides' in shown and "compare_modes = false: Also decide" in shown
+    wrong = invoke("procedures", "suprme")
+    assert wrong.exit_code == 2 and "unknown procedure 'suprme'; available: decision, classification" in one_line_error(wrong)
 
 
 def test_config_show_says_when_the_environment_overrides_the_models(tmp_path):

@@ -7,6 +7,7 @@ Everything heavy is imported inside the commands, so ``courtroom --help`` starts
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -323,11 +324,16 @@ def _print_outcome(record: Any, events: list[Any], verbose: bool) -> None:
 
 @app.command()
 @guarded
-def procedures() -> None:
+def procedures(
+    name: str | None = typer.Argument(None, help="One procedure: its settings each on a line, with what they do."),
+) -> None:
     """List the courtroom procedures, their roles and their settings."""
     from ..procedures import asking, available, get
 
-    for info in available():
+    chosen = [info for info in available() if name is None or info.name == name.strip()]
+    if not chosen:  # an unknown name is get()'s one line, naming those there are
+        get(name or "")
+    for info in chosen:
         proc = get(info.name)
         say(f"{info.name}: {info.title}", "bold", stderr=False)
         say(info.description, stderr=False, indent=2)
@@ -339,8 +345,17 @@ def procedures() -> None:
         if proc.inputs:
             given = "; ".join(f"{k}: {v}" for k, v in proc.inputs.items())
             say(f"case inputs (--input KEY=VALUE, or 'inputs' in the case file): {given}", stderr=False, indent=2)
-        params = ", ".join(f"{k}={v.default!r}" for k, v in proc.Parameters.model_fields.items())
-        say(f"[procedures.{info.name}]: {params or 'no settings'}", stderr=False, indent=2)
+        fields = proc.Parameters.model_fields
+        if name is None:
+            params = ", ".join(f"{k}={json.dumps(v.default)}" for k, v in fields.items())  # as config.toml writes it
+            say(f"[procedures.{info.name}]: {params or 'no settings'}", stderr=False, indent=2)
+            continue
+        say(f"[procedures.{info.name}] in config.toml{'' if fields else ': no settings'}", stderr=False, indent=2)
+        for key, field in fields.items():
+            say(f"{key} = {json.dumps(field.default)}" + (f": {field.description}" if field.description else ""),
+                stderr=False, indent=4)
+    if name is None:
+        say("courtroom procedures NAME shows one procedure's settings, each with what it does", stderr=False)
 
 
 @app.command()
