@@ -15,6 +15,7 @@ from courtroom_chat.engine import Trial
 from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.procedures.classification.labels import case_labels, labels_from_question
+from courtroom_chat.store import RunStore
 
 EMOTIONS = "Which emotion does the text express: sadness, joy, love, anger, fear or surprise?"
 TEXT = "I waited two hours and nobody called back. I am furious about how they treated us."
@@ -249,11 +250,29 @@ async def test_a_bad_configured_pool_is_refused_before_the_hearing_a_dry_run_too
     missing = tmp_path / "pool.jsonl"
     for dry_run in (True, False):
         backend, events = ScriptedBackend(), []
-        trial_ = Trial(case(), settings(judges=1, precedents=1, precedent_pool=str(missing)), store=None,
-                       backends={"scripted": backend}, dry_run=dry_run)
-        with pytest.raises(CaseError, match=re.escape(f"precedent pool {missing} not found")):
-            await trial_.run(events.append)
+        with pytest.raises(CaseError, match=re.escape(f"precedent pool {missing} not found")):  # when the case is taken
+            await Trial(case(), settings(judges=1, precedents=1, precedent_pool=str(missing)), store=None,
+                        backends={"scripted": backend}, dry_run=dry_run).run(events.append)
         assert backend.calls == [] and not [e for e in events if e.type == "prompt_planned"]
+
+
+@pytest.mark.parametrize("pool", ["missing", "reviews"])
+def test_a_bad_configured_pool_keeps_no_run(tmp_path, runs_dir, pool):
+    """A missing or mislabelled pool named in config.toml is found when the case is taken: one line,
+    exit 2, and no failed run stored (it was kept as a partial record)."""
+    path = tmp_path / f"{pool}.jsonl"
+    if pool == "reviews":
+        pool_file(tmp_path, path.name, b'{"text": "Great value.", "label": "positive"}\n')
+    config = tmp_path / "c.toml"
+    config.write_text(f"[procedures.classification]\nprecedents = 1\nprecedent_pool = {str(path)!r}\n")
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT)
+    result = CliRunner().invoke(app, ["run", EMOTIONS, str(text), "-p", "classification", "-b", "scripted",
+                                      "--config", str(config), "--runs-dir", str(runs_dir)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert (f"precedent pool {path} not found" if pool == "missing"
+            else "labels its examples positive, none of this case's labels") in " ".join(result.output.split())
+    assert RunStore(runs_dir).list() == []
 
 
 async def test_a_pool_labelled_with_none_of_the_cases_labels_is_refused_before_the_hearing(tmp_path):

@@ -236,27 +236,38 @@ class ClassificationCourt(Procedure):
         # a file readable JSONL of examples, a dataset a registered name (its pool drawn at the trial)
         pool_of(case.inputs.get("pool"), seed_of(case.inputs.get("pool_seed")), load=False)
 
-    def pool(self, court: Court, *, load: bool = True) -> None:
-        """Before any model call, a dry run too: the precedent pool the judges will read, checked
-        (a bad one is one line), or a warning that they read none though precedents are asked for."""
-        p = court.params
+    def prepare(self, case: Case, params: Any = None) -> Case:
+        """The precedent pool checked when the case is taken, before a run is stored: a missing or
+        mislabelled pool file is one line with nothing kept (a dataset's pool is drawn at the trial)."""
+        if params is not None:
+            self.pool_problem(case, params, load=False)
+        return case
+
+    def pool_problem(self, case: Case, p: Any, *, load: bool = True) -> str:
+        """The precedent pool the judges will read, checked: a bad one is a one-line ``CaseError``;
+        the warning to give when precedents are asked for and no pool is named; else ""."""
         if max((p.precedents, *p.shots())) <= 0:
-            return
-        source = court.case.inputs.get("pool") or p.precedent_pool
+            return ""
+        source = case.inputs.get("pool") or p.precedent_pool
         if not source:
             asked = f"precedents = {p.precedents}" if p.precedents else f"compare_shots = \"{p.compare_shots}\""
-            court.warn("court", "no_precedents", f"{asked} but no precedent pool is named: the "
-                       "judges decide without precedents; give one with --input pool=FILE.jsonl or "
-                       "[procedures.classification] precedent_pool, or set precedents = 0")
-            return
-        examples = pool_of(source, seed_of(court.case.inputs.get("pool_seed")), load=load)
-        labels = case_labels.case_labels(court.case)
+            return (f"{asked} but no precedent pool is named: the judges decide without precedents; give one with "
+                    "--input pool=FILE.jsonl or [procedures.classification] precedent_pool, or set precedents = 0")
+        examples = pool_of(source, seed_of(case.inputs.get("pool_seed")), load=load)
+        labels = case_labels.check(case)
         if examples and not any(match_label(e.label, labels) for e in examples):  # precedents of another task
             theirs = list(dict.fromkeys(e.label for e in examples))
             shown = ", ".join(theirs[:6]) + (f" and {len(theirs) - 6} more" if len(theirs) > 6 else "")
             raise CaseError(f"the precedent pool {source if isinstance(source, str) else 'inputs.pool'} labels its "
                             f"examples {shown}, none of this case's labels ({', '.join(labels)}); give a pool labelled "
                             "with them, or set precedents = 0")
+        return ""
+
+    def pool(self, court: Court, *, load: bool = True) -> None:
+        """Before any model call, a dry run too: the pool checked again with a dataset's drawn
+        (``pool_problem``), or a warning that the judges read none though precedents are asked for."""
+        if why := self.pool_problem(court.case, court.params, load=load):
+            court.warn("court", "no_precedents", why)
 
     def system_prompt(self, case: Case) -> str:
         return self.render("system", labels=", ".join(f'"{label}"' for label in case_labels.case_labels(case)))
