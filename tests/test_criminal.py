@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 import pytest
@@ -360,6 +361,17 @@ def test_evidence_given_as_text_is_one_item_a_line_as_the_inputs_are_listed():
         "debate_focus": "Whether he entered"}))
     assert d.prosecution_evidence == ["CCTV shows him at the door.", "His prints are on the frame."]
     assert d.debate_focus == ["Whether he entered"] and d.defense_evidence == []
+
+
+def test_a_plea_reads_as_typed_and_a_wrong_one_names_the_plea():
+    """`plea=Not Guilty` was refused, and a wrong plea's hint spoke of the defendant and the evidence."""
+    from courtroom_chat.procedures.criminal.cases import dossier
+
+    given = {"defendant": "Tom Reed", "indictment": "Burglary of 12 Elm Street."}
+    assert dossier(Case(question="Is Tom Reed guilty?", inputs={**given, "plea": " Not  Guilty"})).plea == "not guilty"
+    with pytest.raises(CaseError, match=re.escape("input 'plea': Input should be 'guilty', 'not guilty' or ''; give plea "
+                                                  "as guilty or not guilty, or leave it out")):
+        dossier(Case(question="Is Tom Reed guilty?", inputs={**given, "plea": "maybe"}))
 
 
 @pytest.mark.parametrize("fields", [

@@ -52,6 +52,11 @@ class Dossier(BaseModel):
     def _listed(cls, v: Any) -> Any:
         return v.splitlines() if isinstance(v, str) else v  # one item a line (--input prosecution_evidence=…), as listed
 
+    @field_validator("plea", mode="before")
+    @classmethod
+    def _plea(cls, v: Any) -> Any:
+        return " ".join(v.lower().split()) if isinstance(v, str) else v  # "Not Guilty" as typed
+
     @field_validator("prosecution_evidence", "defense_evidence", "debate_focus")
     @classmethod
     def _nonblank(cls, v: list[str]) -> list[str]:
@@ -82,8 +87,10 @@ def dossier(case: Case) -> Dossier:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "inputs"
-            raise CaseError(f"{case.source or 'case'}: criminal trial input '{where}': {first['msg']}; "
-                            "give defendant and indictment as text, the evidence and debate_focus as lists of text") from None
+            hint = ("give plea as guilty or not guilty, or leave it out (the defendant then answers for themself)"
+                    if where == "plea" else
+                    "give defendant and indictment as text, the evidence and debate_focus as lists of text")
+            raise CaseError(f"{case.source or 'case'}: criminal trial input '{where}': {first['msg']}; {hint}") from None
     if not case.context:  # the question alone would be tried as the indictment, with no evidence
         raise CaseError("a criminal trial needs its case: a case file with the defendant, the indictment and the "
                         "evidence (cases/criminal-burglary.json shows the fields), or the case documents attached to "
