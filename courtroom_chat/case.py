@@ -374,6 +374,18 @@ def listed_paths(path: str | os.PathLike[str]) -> list[Path]:
     return [case_path.parent / entry for entry in raw if isinstance(entry, str)]
 
 
+def _own_format(path: Path, data: dict[str, Any]) -> str:
+    """The procedure whose own case format ``data`` is but for its question ("" if none): told to
+    drop the question instead of refused for every field of that format."""
+    from .procedures import read_case_file
+
+    try:
+        found = read_case_file(path, {k: v for k, v in data.items() if k != "question"})
+    except CaseError:
+        return ""
+    return found.procedure if found is not None else ""
+
+
 def load_case(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -414,6 +426,9 @@ def load_case(
             if found is not None:
                 return found.model_copy(update={"context": [*found.context, *load_documents(list(context or []), Path.cwd(), limits)]})
         unknown = set(data) - {"question", "context", "evidence", "title", "notes", "procedure", "inputs"}
+        if unknown and (own := _own_format(case_path, data)):  # a bench case with a question added
+            raise _case_error(source, f"is a {own} case file, which states its question from its own fields; "
+                                      "drop " + ("'question' from the file" if "question" in data else "the question given"))
         if unknown:
             raise _case_error(source, f"unknown field(s) {', '.join(sorted(unknown))}; "
                                       "use question, context, evidence, procedure, inputs")

@@ -637,6 +637,16 @@ def test_a_bench_case_naming_another_procedure_is_one_line_not_tried_as_the_benc
     assert load_case(CASES / "samvad-theft.json").procedure == "samvad"  # its own name, or none, reads as before
 
 
+def test_a_bench_case_with_a_question_added_is_told_to_drop_it(tmp_path):
+    """It was refused for every field of a bench case ("unknown field(s) accused, case_id, …")."""
+    data = json.loads((CASES / "samvad-theft.json").read_text(encoding="utf-8"))
+    path = tmp_path / "asked.json"
+    path.write_text(json.dumps({**data, "question": "Is he guilty?"}), encoding="utf-8")
+    with pytest.raises(CaseError, match=re.escape("asked.json: is a samvad case file, which states its question from "
+                                                  "its own fields; drop 'question' from the file")):
+        load_case(path)
+
+
 def test_the_example_cases_have_every_field():
     assert len(SAMVAD_CASES) == 5
     for path in SAMVAD_CASES:
