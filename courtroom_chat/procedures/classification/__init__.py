@@ -80,7 +80,8 @@ class Parameters(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    judges: int = Field(3, ge=1, le=5, description="Judges on the bench (1, 3 or 5)")
+    judges: int = Field(3, ge=1, le=5, description="Judges on the bench, 1-5 (1, 3 or 5 as published; with an even "
+                                                   "number a tie goes to the hearing's first label, recorded)")
     mode: Literal["parallel", "sequential"] = Field("parallel", description="parallel: the majority decides (a tie "
                                                     "goes to the hearing's first label); sequential: each judge sees "
                                                     "the previous one's decision, the last decides")
