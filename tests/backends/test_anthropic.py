@@ -319,7 +319,7 @@ def test_missing_key_is_one_line_before_an_evaluation_starts(monkeypatch, tmp_pa
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     data = tmp_path / "items.jsonl"
-    data.write_text('{"question": "Should I merge the fix?", "evidence": ["All tests pass."], "answer": "yes"}\n')
+    data.write_text('{"question": "Should I merge the fix?", "answer": "yes"}\n')
     result = CliRunner().invoke(app, ["eval", str(data), "--baseline", "single", "--backend", "anthropic",
                                       "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code != 0 and "Traceback" not in result.output
