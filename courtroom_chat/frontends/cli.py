@@ -290,21 +290,23 @@ def _case_inputs(pairs: list[str], case_type: str | None) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
+        raw, sep, value = pair.partition("=")
+        key, value = raw.strip(), value.strip()
+        if not sep or not key:
             raise InputError(f"--input takes KEY=VALUE, got {pair!r} (for example --input type=criminal)")
-        if not value.strip():
-            raise InputError(f"--input {key.strip()}= has no value; give one (for example --input type=criminal) or leave it out")
-        if key.strip() in out and out[key.strip()] != value.strip():  # the first was dropped unseen (labels=joy -i labels=anger)
-            raise InputError(f"--input {key.strip()} is given twice ({out[key.strip()]!r}, then {value.strip()!r}); give it "
+        if not value:
+            raise InputError(f"--input {key}= has no value; give one (for example --input type=criminal) or leave it out")
+        if key in out and out[key] != value:  # the first was dropped unseen (labels=joy -i labels=anger)
+            raise InputError(f"--input {key} is given twice ({out[key]!r}, then {value!r}); give it "
                              "once, with every item in the one value (labels=joy,anger; a list one item a line)")
-        out[key.strip()] = value.strip()
+        out[key] = value
     if case_type is not None:
-        if not case_type.strip():
+        kind = case_type.strip()
+        if not kind:
             raise InputError("--type is empty; give the case's type (criminal or civil) or leave --type out")
-        if out.get("type", case_type.strip()) != case_type.strip():
-            raise InputError(f"--type {case_type.strip()} and --input type={out['type']} disagree; give the case's type once")
-        out["type"] = case_type.strip()
+        if out.get("type", kind) != kind:
+            raise InputError(f"--type {kind} and --input type={out['type']} disagree; give the case's type once")
+        out["type"] = kind
     return out
 
 

@@ -255,7 +255,7 @@ class ClassificationCourt(Procedure):
             return (f"{asked} but no precedent pool is named: the judges decide without precedents; give one with "
                     "--input pool=FILE.jsonl or [procedures.classification] precedent_pool, or set precedents = 0")
         examples = pool_of(source, seed_of(case.inputs.get("pool_seed")), load=load)
-        labels = case_labels.check(case)
+        labels = case_labels.case_labels(case)  # the text was checked with them (check_case, then run)
         if examples and not any(match_label(e.label, labels) for e in examples):  # precedents of another task
             theirs = list(dict.fromkeys(e.label for e in examples))
             shown = ", ".join(theirs[:6]) + (f" and {len(theirs) - 6} more" if len(theirs) > 6 else "")
