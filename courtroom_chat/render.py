@@ -181,7 +181,8 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         tested = fragility and fragility.get("held") is not None  # "not run: no exhibit admitted" tested nothing
         unchecked = [name for name, ran in (("mirror", mirror), ("fragility", tested)) if not ran]
         base = "Unanimous" if cast and margin == cast else "A clear majority" if cast else "Decided"
-        sentence = f"{base} on verified evidence"
+        # only a procedure that scores its evidence (the decision court) may say the verdict stands on it
+        sentence = f"{base} on verified evidence" if evidence is not None else f"{base}, on evidence this procedure does not score"
         sentence += (f"; the {' and '.join(unchecked)} check{'s were' if len(unchecked) > 1 else ' was'} not run"
                      if unchecked else ", and it held under the mirror and fragility checks")
         sentence += ". A structured argument, not proof."

@@ -32,6 +32,7 @@ def test_run_prints_the_verdict_and_exits_0(runs_dir):
     result = invoke("run", CASES / "code-commit.json", "--backend", "scripted")
     assert result.exit_code == 0, result.output
     assert "Decision:" in result.stdout and "Confidence:" in result.stdout and "This trial:" in result.stdout
+    assert "How sure:" in result.stdout and "Votes: 3–2 (split)" in result.stdout and "Split vote: treat it as weak" in result.stdout
     assert "── Prosecution" in result.stderr and "exhibit 1: ✓ verified code-commit/" in result.stderr
     assert len(RunStore(runs_dir).list()) == 1
 
@@ -187,6 +188,7 @@ def test_runs_show_and_feedback(runs_dir):
     assert listing.exit_code == 0 and row["run_id"] in listing.stdout
     shown = invoke("show", row["run_id"][:17])  # rendered for the terminal
     assert shown.exit_code == 0 and "Jury" in shown.stdout and "Exhibit 1" in shown.stdout
+    assert "How sure:" in shown.stdout and "Evidence:" in shown.stdout  # the replay shows the block the run did
     assert "<details>" not in shown.stdout and "## " not in shown.stdout
     raw = invoke("show", row["run_id"], "--format", "markdown")
     assert "## Jury" in raw.stdout and "### Exhibit 1" in raw.stdout

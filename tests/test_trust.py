@@ -296,6 +296,11 @@ def test_how_sure_claims_no_more_than_was_measured():
     assert "Fragility: not run: no exhibit was admitted" in how_sure(not_run)
     assert how_sure(not_run)[-1] == ("**Unanimous on verified evidence; the fragility check was not run. "
                                      "A structured argument, not proof.**")  # not "rests on", not "held"
+    # a procedure with no evidence confidence (classification, supreme, samvad) never claims verified evidence
+    unscored = {"confidences": [{"kind": "vote_share", "label": "v", "value": 1.0, "basis": ""}],
+                "data": {"votes": {"joy": 3, "anger": 0}, "split": "3–0"}}
+    assert how_sure(unscored)[-1] == ("**Unanimous, on evidence this procedure does not score; the mirror and "
+                                      "fragility checks were not run. A structured argument, not proof.**")
 
 
 def test_a_streaming_reply_reads_as_fields_not_raw_json():
