@@ -562,7 +562,18 @@ async def test_peers_without_the_tally_and_an_early_stop(tmp_path):
     assert later and not any("TALLY OF ROUND" in p for p in later) and all("Adjudicator A (" in p for p in later)
     doc = record.outputs["bench"]
     assert doc["verdict"] == "hung" and doc["conformity"]["stopped"] == "stable" and doc["conformity"]["rounds_skipped"] == 1
-    assert any(w.rule == "stopped_early" for w in record.warnings)
+    # the round not held is counted as the last one held cost: its five adjudicators' calls
+    adjudicators = [c for c in record.calls if c.role == "adjudicator"]
+    assert len(adjudicators) == 10  # two rounds of five, one call each
+    round_2 = sum(c.usage.prompt_tokens + c.usage.output_tokens for c in adjudicators[5:])
+    assert doc["conformity"]["tokens_saved"] == round_2 > 0
+    assert f"about {round_2:,} tokens saved" in record.outcome.markdown
+    assert any(w.rule == "stopped_early" and "tokens saved" in w.message for w in record.warnings)
+    from courtroom_chat.evaluation.report import early_stops
+
+    rows = [{"details": {"conformity": doc["conformity"]}}, {"details": {}}]
+    assert early_stops(rows) == {"trials": 1, "of": 2, "rounds_skipped": 1, "tokens_saved": round_2}
+    assert early_stops([{"details": {}}]) == {}
 
 
 async def test_unverified_citations_are_marked_counted_and_kept_from_the_bench(tmp_path):

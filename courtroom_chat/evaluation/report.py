@@ -201,6 +201,16 @@ def switches(rows: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
     return dict(sorted(out.items()))
 
 
+def early_stops(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Trials that ended their rounds early (``stop_when_stable``), the rounds not held and the
+    tokens that saved; empty when none did."""
+    held = [c for r in rows if (c := (r.get("details") or {}).get("conformity") or {}).get("rounds_skipped")]
+    if not held:
+        return {}
+    return {"trials": len(held), "of": len(rows), "rounds_skipped": sum(int(c["rounds_skipped"]) for c in held),
+            "tokens_saved": sum(int(c.get("tokens_saved") or 0) for c in held)}
+
+
 STRUCTURES = {"single": "single (one call)", "majority": "multiple (majority of five calls)",
               "court": "the court", "court-parallel": "the court in parallel", "court-sequential": "the court in sequence"}
 
@@ -247,6 +257,7 @@ def summarize(dataset: Dataset, methods: list[str], rows: list[dict[str, Any]], 
         "fragility": {m: fragility_counts(by_method[m]) for m in methods
                       if any((r.get("details") or {}).get("fragility") for r in by_method[m])},
         "rounds": {m: found for m in methods if (found := switches(by_method[m]))},
+        "stopped_early": {m: found for m in methods if (found := early_stops(by_method[m]))},
         "order": {m: order_counts(by_method[m]) for m in methods
                   if any((r.get("details") or {}).get("order") for r in by_method[m])},
         "signal": per_call_signal([r for r in asked if r["method"] in ("single", "majority")]) if dataset.yes_no else None,
@@ -352,6 +363,13 @@ def markdown(summary: dict[str, Any]) -> str:
                          "away"],
                         [[m, n, c["switches"], c["correct_to_wrong"], c["wrong_to_correct"], c["toward_majority"],
                           c["away_from_majority"]] for m, rounds in summary["rounds"].items() for n, c in rounds.items()])
+    if summary.get("stopped_early"):
+        out += _section("Rounds stopped early",
+                        "Trials whose rounds ended once positions stopped changing (stop_when_stable), the rounds "
+                        "not held and about how many tokens that saved (each round not held counted as the last one held).",
+                        ["method", "trials stopped early", "rounds not held", "tokens saved"],
+                        [[m, f"{c['trials']} of {c['of']}", c["rounds_skipped"], f"{c['tokens_saved']:,}"]
+                         for m, c in summary["stopped_early"].items()])
     if summary.get("signal"):
         g = summary["signal"]
         out += _section("Per-call signal: does the model see anything in this set?",

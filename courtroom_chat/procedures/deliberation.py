@@ -188,4 +188,10 @@ def stop_reason(round_: int, left: int, votes: dict[str, str], moves: list[dict[
     return ""
 
 
-__all__ = ["conformity", "letter", "peers", "shared_peers", "stop_reason"]
+def tokens_since(court: Court, start: int) -> int:
+    """The tokens (read and written) of the trial's calls from the ``start``-th on: what a round
+    cost, so a round not held is counted as that many tokens saved."""
+    return sum(c.usage.prompt_tokens + c.usage.output_tokens for c in court.record.calls[start:])
+
+
+__all__ = ["conformity", "letter", "peers", "shared_peers", "stop_reason", "tokens_since"]

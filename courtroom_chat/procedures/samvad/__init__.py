@@ -342,7 +342,7 @@ class SamvadBench(Procedure):
         rounds: list[dict[str, dict[str, Any]]] = []
         moves: list[dict[str, Any]] = []
         against = asks_against(court.case.question, GUILTY)  # "Is X not guilty …?": guilty is No
-        flow: dict[str, Any] = {"rounds": moves, "consensus": [], "stopped": "", "rounds_skipped": 0,
+        flow: dict[str, Any] = {"rounds": moves, "consensus": [], "stopped": "", "rounds_skipped": 0, "tokens_saved": 0,
                                 "against": against}  # the moves' and the verdict's sides as answers
         for round_ in range(1, p.max_rounds + 1):
             previous = rounds[-1] if rounds else {}
@@ -352,6 +352,7 @@ class SamvadBench(Procedure):
                                     round=round_, temperature=p.adjudicator_temperature)
                 plans.append((n, agent, self.adjudicator_prompt(court, n, round_, brief, previous)))
             court.check_context([(a, pr) for _, a, pr in plans])
+            before_calls = len(court.record.calls)
             current: dict[str, dict[str, Any]] = {}
             prior = majority({k: v["leaning"] for k, v in previous.items()}) if previous else ""
             async with court.stage("deliberation", f"Deliberation, round {round_}",
@@ -377,10 +378,12 @@ class SamvadBench(Procedure):
                 break
             why = deliberation.stop_reason(round_, p.max_rounds - round_, votes, moves) if p.stop_when_stable else ""
             if why:
-                flow["stopped"], flow["rounds_skipped"] = why, p.max_rounds - round_
+                left = p.max_rounds - round_
+                flow["stopped"], flow["rounds_skipped"] = why, left
+                flow["tokens_saved"] = deliberation.tokens_since(court, before_calls) * left  # a round as this one cost
                 court.warn("court", "stopped_early", f"deliberation ended after round {round_}: "
                            f"{'every adjudicator is undecided' if why == 'unanimous' else 'no adjudicator changed position'}; "
-                           f"{flow['rounds_skipped']} round{'s' if flow['rounds_skipped'] != 1 else ''} not held")
+                           f"{left} round{'s' if left != 1 else ''} not held, about {flow['tokens_saved']:,} tokens saved")
                 break
         return rounds, flow
 
@@ -456,7 +459,8 @@ class SamvadBench(Procedure):
         run_metrics["retrieval"] = p.retrieval
         conformity = {"rounds": flow["rounds"], "changed": sum(r["changed"] for r in flow["rounds"]),
                       "toward": sum(r["toward"] for r in flow["rounds"]), "away": sum(r["away"] for r in flow["rounds"]),
-                      "stopped": flow["stopped"], "rounds_skipped": flow["rounds_skipped"]}
+                      "stopped": flow["stopped"], "rounds_skipped": flow["rounds_skipped"],
+                      "tokens_saved": flow["tokens_saved"]}
         document = {"case_id": b.case_id, "verdict": verdict, "threshold": p.consensus,
                     "needed": needed(p.adjudicators, p.consensus), "seated": p.adjudicators,
                     "by_round": flow["consensus"], "conformity": conformity, "metrics": run_metrics,

@@ -176,7 +176,8 @@ def outcome_markdown(doc: dict[str, Any]) -> str:
         f"{conf['away']} away)" + (f": {'; '.join(moved)}" if moved else ""),
     ]
     if conf.get("rounds_skipped"):
-        lines += ["", f"**Rounds skipped:** {conf['rounds_skipped']} (positions had stopped changing)"]
+        lines += ["", f"**Rounds skipped:** {conf['rounds_skipped']} (positions had stopped changing; about "
+                      f"{conf.get('tokens_saved', 0):,} tokens saved)"]
     lines += ["", "**Measured:** "
               f"agreement {m['agreement']:.0%} · participation {m['participation']:.0%} · meaningful statements per "
               f"adjudicator {m['meaningful_per_adjudicator']:.2f} · argument grounding {m['grounding']:.0%} (counsels {m['counsel_grounding']:.0%}) · citations "

@@ -318,7 +318,7 @@ class SupremeCourt(Procedure):
                                       f"{moved['away']} away)")
             rounds.append({**previous, **current})  # a justice who failed this round keeps its last opinion
             flow["rounds_held"] = round_
-            tokens = sum(c.usage.prompt_tokens + c.usage.output_tokens for c in court.record.calls[before_calls:])
+            tokens = deliberation.tokens_since(court, before_calls)
             left = p.rounds - round_
             why = deliberation.stop_reason(round_, left, votes, moves) if p.stop_when_stable else ""
             if why:
