@@ -33,7 +33,7 @@ from .events import (
     TextDelta,
     WarningRaised,
 )
-from .procedures.deliberation import ORDER_P
+from .procedures.deliberation import ORDER_P, SEQUENCE, sequence_moved
 
 _DETAILS = re.compile(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", re.S)
 
@@ -89,6 +89,8 @@ def rounds_line(conformity: dict[str, Any] | None, label: str | None) -> tuple[s
     rounds = (conformity or {}).get("rounds") or []
     if not conformity or not rounds:
         return "", ""
+    if conformity.get("unit") == SEQUENCE:  # the classification court's judges in turn
+        return f"Sequence: {sequence_moved(conformity)}", ""
     changed, toward = int(conformity.get("changed") or 0), int(conformity.get("toward") or 0)
     if not changed:
         return "Rounds: no member changed position after round 1", ""

@@ -141,6 +141,7 @@ def prediction_from_record(record: RunRecord, labels: Sequence[str] | None = Non
         details["arms"] = {name: {"label": label_of(arm["label"], labels) if labels else
                                   {"yes": YES, "no": NO}.get(str(arm["label"]).lower()) if yes_no else arm["label"],
                                   "split": arm.get("split"), **({"order": arm["order_check"]} if arm.get("order_check") else {}),
+                                  **({"conformity": arm["conformity"]} if arm.get("conformity") else {}),
                                   "spent": spent_on(record, (arm_only - set(arm.get("only", []))) | set(arm.get("without", [])))}
                            for name, arm in arms.items()}
     if not yes_no:
@@ -202,7 +203,7 @@ def arm_prediction(court: Prediction, name: str) -> Prediction:
     return Prediction(arm["label"], "decided" if arm["label"] else "undecided",
                       details={"arm_of": court.run_id, "split": arm.get("split"),
                                **{k: court.details[k] for k in ("ambiguous",) if k in court.details},
-                               **({"order": arm["order"]} if arm.get("order") else {})},
+                               **{k: arm[k] for k in ("order", "conformity") if arm.get(k)}},
                       **arm["spent"])
 
 

@@ -176,6 +176,39 @@ def conformity(before: dict[str, str], after: dict[str, str], previous_majority:
             "away": len(moves) - toward, "moves": moves}
 
 
+SEQUENCE = "judge in sequence"  # conformity's unit for a bench in sequence (a round is a judge's place)
+
+
+def sequence_conformity(alone: list[dict[str, Any]] | None, in_turn: list[dict[str, Any]],
+                        stopped: dict[str, int]) -> dict[str, Any]:
+    """How a bench in sequence moved, as the rounds of the other procedures are counted: from
+    the second judge on, whether judge n's label differs from the one the same seat chose alone
+    (``alone``: the bench in parallel beside it, which shares judge 1 and reads the same hearing,
+    arguments and precedents), toward the label of the judge before it (the earlier majority a
+    judge in sequence reads) or away. No ``alone`` (no compare_modes): no rounds are counted, as
+    nothing says what a judge would have chosen alone; an early stop is still reported."""
+    rounds = []
+    for n in range(2, len(in_turn) + 1):
+        if alone is None or len(alone) < n:
+            break
+        seat = f"judge {n}"
+        moved = conformity({seat: alone[n - 1]["label"]}, {seat: in_turn[n - 1]["label"]}, in_turn[n - 2]["label"],
+                           str, who="judge")
+        rounds.append({"round": n, **moved})
+    return {"unit": SEQUENCE, "rounds": rounds, "changed": sum(r["changed"] for r in rounds),
+            "toward": sum(r["toward"] for r in rounds), "away": sum(r["away"] for r in rounds),
+            "rounds_skipped": stopped.get("rounds_skipped", 0), "tokens_saved": stopped.get("tokens_saved", 0)}
+
+
+def sequence_moved(conf: dict[str, Any]) -> str:
+    """What the judges in sequence did with the judge before them, in words (``sequence_conformity``)."""
+    changed, toward = conf["changed"], conf["toward"]
+    if not changed:
+        return "no judge changed from the label it chose alone after reading the judge before it"
+    return (f"{changed} judge{'s' if changed != 1 else ''} changed from the label {'they' if changed != 1 else 'it'} "
+            f"chose alone after reading the judge before ({toward} to that judge's label, {changed - toward} away)")
+
+
 def stop_reason(round_: int, left: int, votes: dict[str, str], moves: list[dict[str, Any]]) -> str:
     """Why deliberation may end before its last round ("" when it should go on): the first
     round was unanimous, or no one changed position in the last one."""
@@ -194,4 +227,5 @@ def tokens_since(court: Court, start: int) -> int:
     return sum(c.usage.prompt_tokens + c.usage.output_tokens for c in court.record.calls[start:])
 
 
-__all__ = ["conformity", "letter", "peers", "shared_peers", "stop_reason", "tokens_since"]
+__all__ = ["conformity", "letter", "peers", "sequence_conformity", "sequence_moved", "shared_peers", "stop_reason",
+           "tokens_since"]

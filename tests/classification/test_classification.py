@@ -386,6 +386,73 @@ async def test_compare_modes_decides_the_other_way_on_the_same_hearing_and_first
     assert record.outputs["decision"]["arms"] == {f"court-{other}": {"label": "anger", "split": "3–0", "tie": False}}
 
 
+@pytest.mark.parametrize(("mode", "other", "toward"), [("parallel", "sequential", 2), ("sequential", "parallel", 1)])
+async def test_a_bench_in_sequence_is_read_against_its_twin_in_parallel(mode, other, toward):
+    """Issue 21's conformity for the judges in sequence: judge n against the label the same seat
+    chose alone (the parallel bench beside it, judge 1 shared), toward the judge before it or away;
+    kept in the record, said in the outcome and How sure, and counted by the evaluation per judge."""
+    from courtroom_chat.evaluation.methods import arm_prediction, prediction_from_record
+    from courtroom_chat.evaluation.report import switches
+    from courtroom_chat.render import how_sure
+
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("anger"), "judge-2": judge("sadness"), "judge-3": judge("sadness"),
+              f"judge-2-{other}": judge("anger"), f"judge-3-{other}": judge("anger")}
+    record = await trial(case(), settings(judges=3, mode=mode, compare_modes=True), script)
+    data = record.outcome.data
+    conf = data["arms"]["court-sequential"]["conformity"] if mode == "parallel" else data["conformity"]
+    # in parallel: the sequence's judges 2 and 3 both left sadness (their own) for anger, judge 1's and judge 2's;
+    # in sequence: judge 2 left anger (its own) for sadness, away from judge 1; judge 3 followed judge 2 to sadness
+    assert [(r["round"], r["moves"][0]["from"], r["moves"][0]["to"], r["toward"]) for r in conf["rounds"]] == (
+        [(2, "sadness", "anger", 1), (3, "sadness", "anger", 1)] if mode == "parallel"
+        else [(2, "anger", "sadness", 0), (3, "anger", "sadness", 1)])
+    assert (conf["changed"], conf["toward"], conf["away"], conf["rounds_skipped"]) == (2, toward, 2 - toward, 0)
+    said = f"2 judges changed from the label they chose alone after reading the judge before ({toward} to that " \
+           f"judge's label, {2 - toward} away)"
+    lines = how_sure(record.outcome.model_dump(mode="json"))
+    if mode == "parallel":  # the verdict's bench is the parallel one: the sequence is said beside it
+        assert f"In sequence, {said}." in record.outcome.markdown and not any("Sequence:" in x for x in lines)
+        row = arm_prediction(prediction_from_record(record, ["anger", "sadness"]), "court-sequential")
+    else:
+        assert f"Sequence: {said}" in lines
+        row = prediction_from_record(record, ["anger", "sadness"])
+    counted = switches([{"gold": "anger", "details": row.details}])
+    assert counted == {2: {"switches": 1, "correct_to_wrong": int(mode == "sequential"),
+                           "wrong_to_correct": int(mode == "parallel"), "toward_majority": int(mode == "parallel"),
+                           "away_from_majority": int(mode == "sequential")},
+                       3: {"switches": 1, "correct_to_wrong": int(mode == "sequential"),
+                           "wrong_to_correct": int(mode == "parallel"), "toward_majority": 1, "away_from_majority": 0}}
+
+
+async def test_a_sequence_without_its_twin_counts_no_moves():
+    record = await trial(case(), settings(judges=3, mode="sequential"))
+    assert "conformity" not in record.outcome.data  # nothing says what a judge would have chosen alone
+
+
+@pytest.mark.parametrize("stop", [True, False])
+async def test_a_sequence_stops_once_a_judge_keeps_the_label_before_it(stop):
+    from courtroom_chat.evaluation.methods import prediction_from_record
+    from courtroom_chat.evaluation.report import early_stops
+
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "judge-1": judge("anger"), "judge-2": judge("anger"), "judge-3": judge("sadness")}
+    record = await trial(case(), settings(judges=3, mode="sequential", stop_when_stable=stop), script)
+    sat = [c.agent for c in record.calls if c.agent.startswith("judge")]
+    if not stop:
+        assert sat == ["judge-1", "judge-2", "judge-3"] and record.outcome.label == "sadness"
+        assert "conformity" not in record.outcome.data
+        return
+    assert sat == ["judge-1", "judge-2"] and record.outcome.label == "anger"  # judge 3 never sat
+    assert "the last of 2 judges in sequence" in record.outcome.markdown
+    judge_2 = next(c for c in record.calls if c.agent == "judge-2")
+    saved = judge_2.usage.prompt_tokens + judge_2.usage.output_tokens
+    conf = record.outcome.data["conformity"]
+    assert (conf["rounds"], conf["rounds_skipped"], conf["tokens_saved"]) == ([], 1, saved) and saved > 0
+    assert any(w.rule == "stopped_early" and f"about {saved:,} tokens saved" in w.message for w in record.warnings)
+    details = prediction_from_record(record, ["anger", "sadness"]).details
+    assert early_stops([{"details": details}]) == {"trials": 1, "of": 1, "rounds_skipped": 1, "tokens_saved": saved}
+
+
 async def test_without_compare_modes_no_other_bench_sits():
     record = await trial(case(), settings(judges=3))
     assert "arms" not in record.outcome.data
@@ -473,6 +540,7 @@ async def test_compare_precedents_is_not_run_again_by_fragility_and_is_planned_b
 @pytest.mark.parametrize(("setting", "message"), [
     ("compare_precedents = true", "compare_precedents compares two ways of choosing precedents, but precedents = 0"),
     ('second_label = "sampled"', 'second_label = "sampled" reads the sampled hearings, but ambiguity_samples is 0'),
+    ("stop_when_stable = true", 'stop_when_stable ends a sequence of judges, but mode = "parallel" seats none'),
 ])
 def test_a_setting_that_needs_another_is_refused_in_one_line(tmp_path, runs_dir, setting, message):
     config = tmp_path / "c.toml"

@@ -114,6 +114,9 @@ class Parameters(BaseModel):
                                            "other mode too with compare_modes), on the same hearing and arguments: "
                                            "the published few-shot table for a bench's calls instead of a trial each; "
                                            "an evaluation runs its baselines at each number too (single-0-shot)")
+    stop_when_stable: bool = Field(False, description="In sequence: end the sequence once a judge keeps the label of "
+                                   "the judge before it (the bench's position stopped changing); the last judge who "
+                                   "sat decides, and the judges not seated and the tokens saved are reported")
     ambiguity_samples: int = Field(0, ge=0, le=9, description="Sampled hearings to measure ambiguity (0: off; 5 as "
                                                               "published): ambiguous when their top label changes")
     second_label: Literal["stated", "sampled"] = Field(
@@ -145,6 +148,9 @@ class Parameters(BaseModel):
             raise ValueError("second_label = \"sampled\" reads the sampled hearings, but ambiguity_samples is "
                              f"{self.ambiguity_samples}; set ambiguity_samples to 2-9 (5 as published) or "
                              "second_label = \"stated\"")
+        if self.stop_when_stable and self.mode == "parallel" and not self.compare_modes:
+            raise ValueError("stop_when_stable ends a sequence of judges, but mode = \"parallel\" seats none; set "
+                             "mode = \"sequential\" (or compare_modes = true), or stop_when_stable = false")
         if len(self.judge_specs()) > self.judges:  # the judges past the last one's model would never sit
             raise ValueError(f"judge_models names {len(self.judge_specs())} models for judges = {self.judges}; "
                              f"name one a judge (fewer are used in turn) or set judges to {len(self.judge_specs())}")
@@ -512,6 +518,7 @@ class ClassificationCourt(Procedure):
         besides: dict[int, dict[str, Any]] = {}  # compare_precedents: the bench that read the other precedents
         reordered: dict[int, dict[str, Any]] = {}  # compare_orders: the bench that read in the other order
         shots: dict[str, dict[int, dict[str, Any]]] = {}  # compare_shots: per tag, a bench reading another number
+        stopped: dict[str, dict[str, int]] = {}  # stop_when_stable: per bench's tag, the judges not seated
         pair = [first, second]
 
         async def sit(n: int, previous: dict[str, Any] | None, into: dict[int, dict[str, Any]], tag: str = "",
@@ -556,9 +563,23 @@ class ClassificationCourt(Procedure):
         async def bench(start: int, into: dict[int, dict[str, Any]], tag: str = "", read: list[Any] = hits) -> None:
             if p.bench_mode(tag) == "parallel":
                 await asyncio.gather(*(sit(n, None, into, tag, read) for n in range(start, p.judges + 1)))
-            else:
-                for n in range(start, p.judges + 1):
-                    await sit(n, into.get(n - 1), into, tag, read)
+                return
+            for n in range(start, p.judges + 1):
+                before = len(court.record.calls)
+                await sit(n, into.get(n - 1), into, tag, read)
+                left = p.judges - n
+                if p.stop_when_stable and left and n > 1 and into[n]["label"] == into[n - 1]["label"]:
+                    # the bench's position stopped changing: the judges after n are not seated, each
+                    # counted as costing what judge n did
+                    saved = deliberation.tokens_since(court, before) * left
+                    stopped[tag] = {"rounds_skipped": left, "tokens_saved": saved}
+                    court.warn("bench", "stopped_early", f"the sequence{f' ({tag})' if tag else ''} ended after judge "
+                               f"{n}, who kept judge {n - 1}'s label; {left} judge{'s' if left != 1 else ''} not "
+                               f"seated, about {saved:,} tokens saved", stage="judgment")
+                    if into is decisions:
+                        court.tally(pair, {lab: sum(d["label"] == lab for d in decisions.values()) for lab in pair},
+                                    pending=0, seated=len(decisions), title="Bench")
+                    return
 
         planned = [(self.judge_agent(court, n), "") for n in range(1, p.judges + 1)]
         async with court.stage("judgment", planned=planned) as stage:
@@ -597,7 +618,8 @@ class ClassificationCourt(Procedure):
                         theirs = shots[shot_tag(k, self.other_mode(p))] = {1: sat[1]}
                         await bench(2, theirs, shot_tag(k, self.other_mode(p)), read)
                 court.keep("precedents_shots", kept)
-            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides, reordered, shots)
+            self.conclude(court, first, second, decisions, sides, ambiguous, stage, other, besides, reordered, shots,
+                          stopped)
 
     @staticmethod
     def resolve(mode: str, ordered: list[dict[str, Any]], first: str, second: str) -> tuple[str, str, dict[str, int], bool]:
@@ -617,8 +639,10 @@ class ClassificationCourt(Procedure):
                  other: dict[int, dict[str, Any]] | None = None,
                  besides: dict[int, dict[str, Any]] | None = None,
                  reordered: dict[int, dict[str, Any]] | None = None,
-                 shots: dict[str, dict[int, dict[str, Any]]] | None = None) -> None:
+                 shots: dict[str, dict[int, dict[str, Any]]] | None = None,
+                 stopped: dict[str, dict[str, int]] | None = None) -> None:
         p = court.params
+        stopped = stopped or {}
         ordered = [decisions[n] for n in sorted(decisions)]
         label, how, votes, tie = self.resolve(p.mode, ordered, first, second)
         if tie:
@@ -671,6 +695,30 @@ class ClassificationCourt(Procedure):
             k, mode = shots_of(tag), p.bench_mode(tag)
             way = "" if mode == p.mode else " in sequence" if mode == "sequential" else " in parallel"
             beside += whole_bench(f"court-{tag}", sat, f"Reading {precedents_phrase(k or 0)}{way}", mode, shots=k)
+        # each bench in sequence read against its twin in parallel (compare_modes: the same hearing,
+        # arguments, precedents and judge 1): which judges moved from the label they chose alone
+        other_way = self.other_mode(p)
+        twin = {"": f"court-{other_way}", f"court-{other_way}": "",
+                **{f"court-{shot_tag(k)}": f"court-{shot_tag(k, other_way)}" for k in p.shots()},
+                **{f"court-{shot_tag(k, other_way)}": f"court-{shot_tag(k)}" for k in p.shots()}}
+        tags = {"": "", f"court-{other_way}": other_way, self.precedents_arm(p): p.other_choice(),
+                self.orders_arm(p): p.order_tag(), **{f"court-{t}": t for t in (shots or {})}}
+        benches = {"": (p.mode, ordered), **{name: (arm["mode"], arm["judges"]) for name, arm in arms.items()}}
+        verdict_conformity: dict[str, Any] | None = None
+        for name, (mode, judges) in benches.items():
+            if mode != "sequential":
+                continue
+            pair_of = benches.get(twin.get(name, "-"))
+            alone = pair_of[1] if pair_of and pair_of[0] == "parallel" else None
+            conf = deliberation.sequence_conformity(alone, judges, stopped.get(tags.get(name, "-"), {}))
+            if alone is None and not conf["rounds_skipped"]:
+                continue  # nothing measured: no twin to read it against, no early stop
+            if name:
+                arms[name]["conformity"] = conf
+            else:
+                verdict_conformity = conf
+        if (seq := arms.get(f"court-{other_way}", {}).get("conformity")) and seq["rounds"]:
+            beside += f" In sequence, {deliberation.sequence_moved(seq)}."
         court.keep("decision", {"label": label, "mode": p.mode, "votes": votes, "tie": tie, "side": side,
                                 **({"arms": {k: {x: v[x] for x in ("label", "split", "tie")} for k, v in arms.items()}}
                                    if arms else {})})
@@ -691,6 +739,7 @@ class ClassificationCourt(Procedure):
                                                        if ambiguous else "") + beside),
             data={"split": split, "votes": votes, "tie": tie, "first": first, "second": second,
                   "sides": sides, "mode": p.mode, "ambiguous": ambiguous, **({"arms": arms} if arms else {}),
+                  **({"conformity": verdict_conformity} if verdict_conformity else {}),
                   **deliberation.order_data(court, {d["agent"]: d["label"] for d in ordered}, [first, second], "judges")},
         ))
 
