@@ -113,7 +113,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     ranked = sorted(votes.values(), reverse=True) + [0, 0]
     margin = ranked[0] - ranked[1]
     evidence = next((c for c in outcome.get("confidences", []) if c["kind"] == "evidence"), None)
-    no_evidence = evidence is not None and evidence["value"] == 0
+    # nothing verified (a 0 may also be verified exhibits that all point the other way, which is evidence;
+    # a record from before 2026-11-30 has no count, and its 0 meant nothing verified)
+    no_evidence = evidence is not None and evidence["value"] == 0 and not data.get("exhibits_verified")
     mirror, fragility, flags = data.get("mirror"), data.get("fragility"), int(data.get("flags") or 0)
     lines = []
     if cast:
@@ -184,7 +186,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         unchecked = [name for name, ran in (("mirror", mirror), ("fragility", tested)) if not ran]
         base = "Unanimous" if cast and margin == cast else "A clear majority" if cast else "Decided"
         # only a procedure that scores its evidence (the decision court) may say the verdict stands on it
-        sentence = f"{base} on verified evidence" if evidence is not None else f"{base}, on evidence this procedure does not score"
+        sentence = (f"{base}, on evidence this procedure does not score" if evidence is None
+                    else f"{base}, though every verified exhibit was filed for the other side" if not evidence["value"]
+                    else f"{base} on verified evidence")
         sentence += (f"; the {' and '.join(unchecked)} check{'s were' if len(unchecked) > 1 else ' was'} not run"
                      if unchecked else ", and it held under the mirror and fragility checks")
         sentence += ". A structured argument, not proof."

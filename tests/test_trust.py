@@ -288,6 +288,10 @@ def test_how_sure_claims_no_more_than_was_measured():
     none = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.0, "basis": "no exhibit verified"}],
             "data": {"votes": {"act": 0, "do not act": 5}}}
     assert "argument alone" in how_sure(none)[-1]
+    against = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.0,
+                                "basis": "verified and unrefuted exhibits: 0 for acting, 2 against"}],
+               "data": {"votes": {"act": 5, "do not act": 0}, "exhibits_verified": 2}}
+    assert how_sure(against)[-1].startswith("**Unanimous, though every verified exhibit was filed for the other side;")
     checked = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
                                 "fragility": {"held": True, "summary": "s"}}}
     assert "held under the mirror and fragility checks" in how_sure(checked)[-1]

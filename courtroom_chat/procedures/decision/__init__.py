@@ -651,6 +651,7 @@ class DecisionCourt(Briefs, Procedure):
                                           self.decision_words(court, prosecution, verdict.decision)),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision,
+                  "exhibits_verified": verdict.evidence_basis.get("verified", 0),
                   **deliberation.order_data(court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote]
                                                     for j in jury.jurors if j.vote}, court.params.vote_labels(), "jurors"),
                   **self.both_ways(court, jury)},

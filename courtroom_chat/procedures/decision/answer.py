@@ -23,16 +23,17 @@ def vote_share(decision: str, jury: Jury) -> tuple[float, str]:
 
 
 def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, defense: Defense | None) -> tuple[float, dict[str, Any]]:
-    """A confidence computed from the record, not reported by a model.
+    """The evidence verified and unrefuted for the decision: one quantity, computed from the
+    record, not reported by a model, and apart from the jury's vote share (its own confidence).
 
-    Half comes from the jury: the share of votes cast for the decision minus the share
-    against, scaled to 0-1 (a 5-0 jury gives 1.0, 3-2 gives 0.6, 2-3 against gives 0.4).
-    Half comes from the exhibits: the verified exhibits on the decision's side over all
-    verified exhibits (the prosecution's speak for acting, the defense's against), less the
-    prosecution's that the defense refuted with a verified exhibit of its own, and less those the
-    defense quoted for its own side (one fact claimed by both counts for neither). A dismissal is
-    supported by a split jury and evenly balanced exhibits. With no exhibit verified on
-    either side there is no evidence to speak of: the figure is 0 and says so.
+    The verified exhibits on the decision's side over all verified exhibits (the prosecution's
+    speak for acting, the defense's against), less the prosecution's that the defense refuted
+    with a verified exhibit of its own, and less those the defense quoted for its own side (one
+    fact claimed by both counts for neither). A dismissal is supported by evenly balanced
+    exhibits. With no exhibit verified on either side there is no evidence to speak of: the
+    figure is 0 and says so. (Until 2026-11-30 the figure was half this and half the jury's
+    margin, under the name "jury and verified evidence"; the ``jury_part`` is still kept in the
+    basis for those records' readers.)
     """
     cast = jury.voted or 1
     g, n = jury.guilty_count, jury.not_guilty_count
@@ -50,7 +51,7 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
         jury_part, exhibit_part = (1 + (n - g) / cast) / 2, (for_no / total if total else 0.0)
     else:
         jury_part, exhibit_part = 1 - abs(g - n) / cast, (1 - abs(for_yes - for_no) / total if total else 0.0)
-    value = round(0.5 * jury_part + 0.5 * exhibit_part, 3) if verified else 0.0
+    value = round(exhibit_part, 3) if verified else 0.0
     basis = {
         "jury_for": g if decision == "guilty" else n if decision == "not_guilty" else jury.abstain_count,
         "jury_cast": jury.voted,
@@ -71,9 +72,8 @@ def evidence_basis_text(basis: dict[str, Any]) -> str:
         return f"no exhibit verified ({basis.get('exhibits_filed', 0)} filed): the decision rests on argument alone"
     if "exhibits_against" in basis:
         contested = basis.get("exhibits_contested", 0)
-        return (f"jury {basis['jury_for']} of {basis['jury_cast']} for this decision; verified exhibits: "
-                f"{basis['exhibits_for']} for acting, {basis['exhibits_against']} against"
-                + (f", {contested} cited by both sides" if contested else ""))
+        return (f"verified and unrefuted exhibits: {basis['exhibits_for']} for acting, {basis['exhibits_against']} "
+                "against" + (f", {contested} cited by both sides" if contested else ""))
     return (f"jury {basis.get('jury_for', '?')} of {basis.get('jury_cast', '?')} for this decision; "
             f"{basis.get('exhibits_survived', '?')} of {basis.get('exhibits_filed', '?')} exhibits verified and unrefuted")
 
@@ -88,7 +88,7 @@ def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = 
     if jury is not None:
         share, basis = vote_share(verdict.decision, jury)
         out.append(Confidence(kind="vote_share", label="jury vote share", value=share, basis=basis))
-    out.append(Confidence(kind="evidence", label="jury and verified evidence", value=verdict.evidence_confidence,
+    out.append(Confidence(kind="evidence", label="verified evidence for it", value=verdict.evidence_confidence,
                           basis=evidence_basis_text(verdict.evidence_basis)))
     if judge_spoke if judge_spoke is not None else verdict.decided_by == "judge":
         out.append(Confidence(kind="self_reported", label="judge's own estimate", value=verdict.confidence))

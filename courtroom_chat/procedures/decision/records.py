@@ -143,7 +143,7 @@ class Verdict(BaseModel):
     actions: list[str] = Field(default_factory=list)
     confidence: float  # the judge's own figure
     answer: str  # "Yes: publish now"
-    evidence_confidence: float  # from jury margin and surviving exhibits, see confidence.py
+    evidence_confidence: float  # the verified, unrefuted exhibits for the decision, see answer.py
     evidence_basis: dict[str, Any] = Field(default_factory=dict)
     decided_by: Literal["judge", "jury"] = "judge"
 
