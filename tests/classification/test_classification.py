@@ -124,6 +124,18 @@ async def test_a_quote_not_in_the_text_is_kept_from_the_judges():
     assert "I cried all night long" not in judge_prompt and "It is sadness." in judge_prompt
 
 
+async def test_an_argument_over_its_word_limit_is_sent_back():
+    """max_argument_words is in each counsel's prompt; an argument past half again as many words
+    is asked for once more, shorter, and the shorter one is what the judges read."""
+    long = {"argument": " ".join(["The writer is plainly angry about the wait."] * 10), "quotes": [TEXT.split(". ")[1]]}
+    short = {"argument": "The writer is furious about how they were treated.", "quotes": [TEXT.split(". ")[1]]}
+    record = await trial(case(), settings(judges=1, max_argument_words=30), {"prosecutor": [long, short]})
+    first, second = [c for c in record.calls if c.agent == "prosecutor"]
+    assert "30 words" in first.messages[-1]["content"]
+    assert any("the argument has 80 words; argue in at most 30" in p for p in first.problems)
+    assert not second.problems and record.outputs["prosecutor"]["argument"] == short["argument"]
+
+
 async def test_parallel_the_majority_decides():
     script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
               "judge-1": judge("sadness"), "judge-2": judge("anger"), "judge-3": judge("sadness", 0.6)}
