@@ -34,6 +34,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -76,6 +77,27 @@ def decisive_exhibits(store: RunStore, rows: list[dict]) -> tuple[int, int]:
     return hit, total
 
 
+def defense_challenges(store: RunStore, rows: list[dict]) -> dict:
+    """How the defense answered the prosecution's verified exhibits, per court trial: trials whose
+    every verified exhibit got exactly one challenge (the first release gave one exhibit two and
+    another none), and the challenges' effects on Yes cases and on No cases (a defense that
+    follows the evidence concedes more where the evidence says Yes). Rows whose run is not in
+    this runs folder are not counted."""
+    even = total = 0
+    effects: dict[str, Counter] = {"yes": Counter(), "no": Counter()}
+    for row in rows:
+        record = store.find(row["run_id"]) if row.get("run_id") else None
+        if record is None:
+            continue
+        admitted = [e["number"] for e in (record.outputs.get("prosecutor") or {}).get("exhibits", []) if e.get("verified")]
+        challenges = (record.outputs.get("defense") or {}).get("exhibit_challenges", [])
+        named = Counter(c["exhibit"] for c in challenges)
+        total += 1
+        even += all(named[n] == 1 for n in admitted) and sum(named.values()) == len(admitted)
+        effects[row["gold"]].update(c.get("effect", "weakens") for c in challenges)
+    return {"even": even, "trials": total, "effects": effects}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
@@ -115,6 +137,11 @@ def main() -> None:
         hit, total = decisive_exhibits(RunStore(args.runs_dir), court)
         missing = f" ({len(court) - total} runs not in {args.runs_dir}, not counted)" if total < len(court) else ""
         print(f"\nCourt trials whose verified exhibits quote a deciding fact: {hit}/{total}{missing}")
+        d = defense_challenges(RunStore(args.runs_dir), court)
+        print(f"Court trials whose defense challenged every verified exhibit exactly once: {d['even']}/{d['trials']}")
+        for gold, name in (("yes", "Yes cases"), ("no", "No cases")):
+            counts = d["effects"][gold]
+            print(f"Defense challenges on {name}: " + ", ".join(f"{k} {counts[k]}" for k in ("refutes", "weakens", "concedes")))
     by_temperature = per_temperature([r for r in rows if r["method"] == "majority" and r.get("framing") != "mirror"])
     if by_temperature:
         print("\n## One call per temperature (the five calls of the majority baseline, each scored alone)\n")

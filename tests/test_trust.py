@@ -183,6 +183,30 @@ async def test_jurors_without_outlooks_or_abstention_are_told_so_and_vote_one_wa
     assert all("Your outlook: " in p and '"abstain"' in p for p in juror_prompts(backend).values())
 
 
+async def test_the_first_release_outlooks_are_given_on_request_and_balanced_ones_by_default():
+    from courtroom_chat.errors import ConfigError
+    from courtroom_chat.procedures.decision.parameters import FIRST_RELEASE_PERSONAS, PERSONAS
+
+    seen = {}
+    for chosen in ("balanced", "first-release"):
+        backend = ScriptedBackend()
+        record = await Trial(case(), MOTION.with_params("decision", {"persona_set": chosen}), store=None, seed=5,
+                             backends={"scripted": backend}).run()
+        seen[chosen] = [j["persona"] for j in sorted(record.outputs["jury"]["jurors"], key=lambda j: j["number"])]
+        for j in record.outputs["jury"]["jurors"]:
+            assert f"Your outlook: {j['persona']}." in juror_prompts(backend)[f"juror-{j['number']}"]
+    assert seen["balanced"] == list(PERSONAS[:5])
+    assert seen["first-release"] == list(FIRST_RELEASE_PERSONAS[:5])
+    assert sum("cautious" in o or "strict" in o or "skeptical" in o or "gone wrong" in o
+               for o in seen["first-release"]) >= 2 and not any("cautious" in o for o in seen["balanced"])
+    # a plain juror (the default) has no outlook whichever set is named
+    record = await Trial(case(), SETTINGS.with_params("decision", {"persona_set": "first-release"}), store=None,
+                         seed=5, backends={"scripted": ScriptedBackend()}).run()
+    assert all(j["persona"] == "" for j in record.outputs["jury"]["jurors"])
+    with pytest.raises(ConfigError, match="persona_set"):
+        SETTINGS.with_params("decision", {"persona_set": "cautious"})
+
+
 async def test_jurors_read_the_evidence_alone_by_default_and_the_exhibit_list_on_request():
     backend = ScriptedBackend()
     record = await Trial(case(), MOTION, store=None, seed=5, backends={"scripted": backend}).run()

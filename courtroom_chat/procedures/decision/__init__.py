@@ -124,7 +124,7 @@ class DecisionCourt(Briefs, Procedure):
         p = court.params
         if role == "juror":
             return court.agent(f"juror-{number}", "juror", f"Juror {number}", "jury",
-                               persona=PERSONAS[(number - 1) % len(PERSONAS)] if p.personas and not plainly(p) else "",
+                               persona=p.outlook(number),
                                temperature=p.juror_temperatures()[number - 1])
         temperature = p.judge_temperature if role == "judge" else p.advocate_temperature
         stage = {"prosecutor": "prosecution", "defense": "defense", "judge": "judge"}[role]

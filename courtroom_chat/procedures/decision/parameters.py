@@ -19,6 +19,19 @@ PERSONAS = (
     "a manager who counts the time and money of acting and of not acting",
 )
 
+# The first release's outlooks (persona_set = "first-release"), kept to measure how much they
+# tilt a verdict: three of the first five are cautious by description.
+FIRST_RELEASE_PERSONAS = (
+    "a pragmatic engineer who weighs benefits against costs",
+    "a cautious risk officer who looks first for what could go wrong",
+    "an optimistic product owner who values momentum and shipping",
+    "a strict auditor who trusts only verified evidence",
+    "an advocate for the people the decision affects",
+    "a skeptical newcomer who asks what is really known",
+    "a seasoned maintainer who has seen similar decisions go wrong",
+    "a cost-conscious manager who counts time and money",
+)
+
 
 class Parameters(BaseModel):
     """[procedures.decision] in config.toml."""
@@ -52,6 +65,10 @@ class Parameters(BaseModel):
         "trials, 20 of 20)")
     personas: bool = Field(True, description="Each juror is given an outlook of its own (off: every juror is "
                                              "told only to decide on the evidence)")
+    persona_set: Literal["balanced", "first-release"] = Field(
+        "balanced", description="The outlooks jurors are given (with personas on, jury_asks motion or question): "
+        "balanced, each weighing the cost of acting and of not acting; or the first release's, three of the first "
+        "five cautious by description, kept to measure how far they tilt a verdict")
     abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
                                             "juror votes one way)")
     jury_reads: Literal["exhibits", "evidence"] = Field("evidence", description="What each juror reads besides the "
@@ -118,6 +135,13 @@ class Parameters(BaseModel):
     shuffle_evidence: bool = Field(False, description="Each juror reads the evidence documents in its own seeded "
                                                       "order (each juror then reads the whole case anew, without "
                                                       "the shared prompt cache)")
+
+    def outlook(self, number: int) -> str:
+        """Juror ``number``'s outlook: none for a plain juror or with personas off."""
+        if not self.personas or self.jury_asks == "plain":
+            return ""
+        outlooks = FIRST_RELEASE_PERSONAS if self.persona_set == "first-release" else PERSONAS
+        return outlooks[(number - 1) % len(outlooks)]
 
     @model_validator(mode="after")
     def _consistent(self) -> Parameters:
