@@ -121,9 +121,12 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     if cast:
         shape = "unanimous" if margin == cast else "split" if margin <= 1 else "a clear majority"
         lines.append(f"Votes: {data.get('split') or ', '.join(f'{v} {k}' for k, v in votes.items())} ({shape})")
+    unscored = data.get("evidence_unscored")  # verified exhibits, none standing for either side
     if evidence is not None:
         value = f"{evidence['value']:.0%} verified and unrefuted"
         lines.append(f"Evidence: {evidence['basis'] or value}")
+    elif unscored:
+        lines.append(f"Evidence: {unscored}")
     if flags:
         lines.append(f"Flagged evidence: {flags} passage{'s' if flags != 1 else ''} tried to instruct the court "
                      "and could not be used as an exhibit")
@@ -186,9 +189,11 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         unchecked = [name for name, ran in (("mirror", mirror), ("fragility", tested)) if not ran]
         base = "Unanimous" if cast and margin == cast else "A clear majority" if cast else "Decided"
         # only a procedure that scores its evidence (the decision court) may say the verdict stands on it
-        sentence = (f"{base}, on evidence this procedure does not score" if evidence is None
-                    else f"{base}, though every verified exhibit was filed for the other side" if not evidence["value"]
-                    else f"{base} on verified evidence")
+        sentence = (f"{base}; both sides cited or refuted every verified exhibit, so the evidence does not "
+                    "score it" if unscored
+                    else f"{base}, on evidence this procedure does not score" if evidence is None
+                    else f"{base}, though every verified exhibit left standing was filed for the other side"
+                    if not evidence["value"] else f"{base} on verified evidence")
         sentence += (f"; the {' and '.join(unchecked)} check{'s were' if len(unchecked) > 1 else ' was'} not run"
                      if unchecked else ", and it held under the mirror and fragility checks")
         sentence += ". A structured argument, not proof."

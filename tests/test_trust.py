@@ -315,7 +315,18 @@ def test_how_sure_claims_no_more_than_was_measured():
     against = {"confidences": [{"kind": "evidence", "label": "e", "value": 0.0,
                                 "basis": "verified and unrefuted exhibits: 0 for acting, 2 against"}],
                "data": {"votes": {"act": 5, "do not act": 0}, "exhibits_verified": 2}}
-    assert how_sure(against)[-1].startswith("**Unanimous, though every verified exhibit was filed for the other side;")
+    assert how_sure(against)[-1].startswith("**Unanimous, though every verified exhibit left standing was filed for "
+                                            "the other side;")
+    # exhibits verified but each cited by both sides or refuted: no figure, and no claim either way
+    contested = {"confidences": [{"kind": "vote_share", "label": "v", "value": 1.0, "basis": "5 of 5 jurors"}],
+                 "data": {"votes": {"act": 0, "do not act": 5}, "exhibits_verified": 3,
+                          "evidence_unscored": "3 verified exhibits, 3 cited by both sides: none stands for either "
+                                               "side, so the evidence gives no figure"}}
+    lines = how_sure(contested)
+    assert "Evidence: 3 verified exhibits, 3 cited by both sides: none stands" in "\n".join(lines)
+    assert lines[-1].startswith("**Unanimous; both sides cited or refuted every verified exhibit, so the evidence "
+                                "does not score it; the mirror")
+    assert "other side" not in lines[-1] and "does not score;" not in lines[-1]
     checked = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
                                 "fragility": {"held": True, "summary": "s"}}}
     assert "held under the mirror and fragility checks" in how_sure(checked)[-1]

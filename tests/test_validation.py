@@ -417,7 +417,13 @@ async def test_a_prosecution_exhibit_the_defense_quotes_for_its_side_counts_for_
     assert (basis["exhibits_for"], basis["exhibits_against"], basis["exhibits_contested"]) == (0, 0, 1)
     from courtroom_chat.procedures.decision.answer import evidence_basis_text
 
-    assert "1 cited by both sides" in evidence_basis_text(basis)
+    assert evidence_basis_text(basis) == ("1 verified exhibit, 1 cited by both sides: none stands for either side, "
+                                          "so the evidence gives no figure")
+    # no figure (a 0 would read as evidence against the verdict): the outcome says why instead
+    assert record.outcome.confidence("evidence") is None
+    assert record.outcome.data["evidence_unscored"] == evidence_basis_text(basis)
+    refuted = {**basis, "exhibits_contested": 0, "verified": 2}
+    assert evidence_basis_text(refuted).startswith("2 verified exhibits, 2 refuted: none stands")
 
     plain, _, _ = await trial({"prosecutor": prosecution(), "defense": defense(), **votes}, scripted_settings)
     assert plain.defense.turned == [] and plain.verdict.evidence_basis["exhibits_for"] == 1

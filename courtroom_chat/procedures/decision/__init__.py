@@ -28,7 +28,15 @@ from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern
 from ..deliberation import key_terms
 from . import present
-from .answer import POLARITY, confidences, evidence_confidence, most_cited, vote_share
+from .answer import (
+    POLARITY,
+    confidences,
+    evidence_basis_text,
+    evidence_confidence,
+    evidence_scores,
+    most_cited,
+    vote_share,
+)
 from .briefs import (
     LABEL_MEANINGS,
     PLACEHOLDER,
@@ -652,6 +660,8 @@ class DecisionCourt(Briefs, Procedure):
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision,
                   "exhibits_verified": verdict.evidence_basis.get("verified", 0),
+                  **({} if evidence_scores(verdict.evidence_basis)
+                     else {"evidence_unscored": evidence_basis_text(verdict.evidence_basis)}),
                   **deliberation.order_data(court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote]
                                                     for j in jury.jurors if j.vote}, court.params.vote_labels(), "jurors"),
                   **self.both_ways(court, jury)},

@@ -67,9 +67,26 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
     return value, basis
 
 
+def evidence_scores(basis: dict[str, Any]) -> bool:
+    """Whether the evidence gives the verdict a figure. Not when exhibits were verified but none
+    stands for either side (each cited by both sides, or refuted): a 0 would then read as evidence
+    against the verdict, where nothing was measured. On the 1.5B the defense quoted back every
+    exhibit of 19 of 20 clear cases (2026-11-30). With nothing verified at all, the figure is 0
+    and the verdict says it rests on argument alone."""
+    if "exhibits_against" not in basis or not basis.get("verified"):
+        return True
+    return bool(basis["exhibits_for"] + basis["exhibits_against"])
+
+
 def evidence_basis_text(basis: dict[str, Any]) -> str:
     if "verified" in basis and not basis["verified"]:
         return f"no exhibit verified ({basis.get('exhibits_filed', 0)} filed): the decision rests on argument alone"
+    if not evidence_scores(basis):
+        verified, contested = basis["verified"], basis.get("exhibits_contested", 0)
+        parts = [f"{contested} cited by both sides" if contested else "",
+                 f"{verified - contested} refuted" if verified > contested else ""]
+        return (f"{verified} verified exhibit{'s' if verified != 1 else ''}, {' and '.join(p for p in parts if p)}: "
+                "none stands for either side, so the evidence gives no figure")
     if "exhibits_against" in basis:
         contested = basis.get("exhibits_contested", 0)
         return (f"verified and unrefuted exhibits: {basis['exhibits_for']} for acting, {basis['exhibits_against']} "
@@ -88,8 +105,9 @@ def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = 
     if jury is not None:
         share, basis = vote_share(verdict.decision, jury)
         out.append(Confidence(kind="vote_share", label="jury vote share", value=share, basis=basis))
-    out.append(Confidence(kind="evidence", label="verified evidence for it", value=verdict.evidence_confidence,
-                          basis=evidence_basis_text(verdict.evidence_basis)))
+    if evidence_scores(verdict.evidence_basis):  # otherwise the outcome's data says why there is no figure
+        out.append(Confidence(kind="evidence", label="verified evidence for it", value=verdict.evidence_confidence,
+                              basis=evidence_basis_text(verdict.evidence_basis)))
     if judge_spoke if judge_spoke is not None else verdict.decided_by == "judge":
         out.append(Confidence(kind="self_reported", label="judge's own estimate", value=verdict.confidence))
     return out
