@@ -71,7 +71,7 @@ def evidence_scores(basis: dict[str, Any]) -> bool:
     """Whether the evidence gives the verdict a figure. Not when exhibits were verified but none
     stands for either side (each cited by both sides, or refuted): a 0 would then read as evidence
     against the verdict, where nothing was measured. On the 1.5B the defense quoted back every
-    exhibit of 19 of 20 clear cases (2026-11-30). With nothing verified at all, the figure is 0
+    exhibit in 18 of 20 clear cases (2026-11-30). With nothing verified at all, the figure is 0
     and the verdict says it rests on argument alone."""
     if "exhibits_against" not in basis or not basis.get("verified"):
         return True
