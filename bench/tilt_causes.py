@@ -15,8 +15,8 @@ reply, and what differs is the cause alone:
     ... --param jury_asks=motion                                   # jurors with outlooks (balanced ones)
     ... --param jury_asks=motion --param persona_set=first-release # three of five cautious
 
-Prints per evaluation: trials that follow the evidence each way, juror votes that do (each way)
-and abstentions, trials where the judge's ruling went against the jury's majority, trials whose
+Prints per evaluation: trials that follow the evidence each way, juror votes that do (each way,
+and per juror temperature) and abstentions, trials where the judge's ruling went against the jury's majority, trials whose
 defense challenged every verified exhibit exactly once, and the calls answered from the control.
 Figures only: nothing passes or fails.
 """
@@ -64,6 +64,7 @@ def main() -> None:
           "cases) | abstentions | ruling against the jury's majority | defense challenged each exhibit once "
           "| calls reused | seconds a trial |")
     print("|---|---|---|---|---|---|---|---|---|")
+    per_temperature = []
     for pair in args.evaluations:
         name, sep, ident = pair.partition("=")
         results = Path(args.runs_dir) / "evals" / ident / "results.jsonl"
@@ -83,6 +84,14 @@ def main() -> None:
         seconds = sum(r.get("seconds") or 0 for r in rows) / max(1, len(rows))
         print(f"| {name} | {y}/{ny} | {n}/{nn} | {votes[0]} / {votes[1]} | {abstained} | {against}/{stored} | "
               f"{even['even']}/{even['trials']} | {reused} of {calls} | {seconds:.0f} |")
+        by_t: dict[float, list[int]] = {}
+        for j in jurors:
+            tally = by_t.setdefault(j["temperature"] or 0.0, [0, 0])
+            tally[0] += j["side"] == j["gold"]
+            tally[1] += 1
+        per_temperature.append(f"- {name}: " + ", ".join(f"{t:g}: {a}/{k}" for t, (a, k) in sorted(by_t.items())))
+    print("\nJuror votes with the evidence, per juror temperature:\n")
+    print("\n".join(per_temperature))
 
 
 if __name__ == "__main__":
