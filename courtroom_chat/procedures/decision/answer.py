@@ -82,7 +82,8 @@ def evidence_basis_text(basis: dict[str, Any]) -> str:
     if "verified" in basis and not basis["verified"]:
         return f"no exhibit verified ({basis.get('exhibits_filed', 0)} filed): the decision rests on argument alone"
     if not evidence_scores(basis):
-        verified, contested = basis["verified"], basis.get("exhibits_contested", 0)
+        verified = basis["verified"]
+        contested = min(basis.get("exhibits_contested", 0), verified)  # a quote both filed may be unverified
         parts = [f"{contested} cited by both sides" if contested else "",
                  f"{verified - contested} refuted" if verified > contested else ""]
         return (f"{verified} verified exhibit{'s' if verified != 1 else ''}, {' and '.join(p for p in parts if p)}: "
