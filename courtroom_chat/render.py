@@ -122,6 +122,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         shape = "unanimous" if margin == cast else "split" if margin <= 1 else "a clear majority"
         lines.append(f"Votes: {data.get('split') or ', '.join(f'{v} {k}' for k, v in votes.items())} ({shape})")
     unscored = data.get("evidence_unscored")  # verified exhibits, none standing for either side
+    if evidence is not None and evidence["basis"].startswith("verified and unrefuted exhibits: 0 for acting, 0 against"):
+        # a record from before 2026-11-30 scored such a verdict 0: the same case, read from its basis
+        unscored, evidence = evidence["basis"] + ": none stands for either side, so the evidence gives no figure", None
     if evidence is not None:
         value = f"{evidence['value']:.0%} verified and unrefuted"
         lines.append(f"Evidence: {evidence['basis'] or value}")

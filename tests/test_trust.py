@@ -327,6 +327,13 @@ def test_how_sure_claims_no_more_than_was_measured():
     assert lines[-1].startswith("**Unanimous; both sides cited or refuted every verified exhibit, so the evidence "
                                 "does not score it; the mirror")
     assert "other side" not in lines[-1] and "does not score;" not in lines[-1]
+    # a record from before then scored it 0; replayed, it reads the same
+    old = {"confidences": [*contested["confidences"], {"kind": "evidence", "label": "e", "value": 0.0, "basis":
+                           "verified and unrefuted exhibits: 0 for acting, 0 against, 3 cited by both sides"}],
+           "data": {"votes": {"act": 0, "do not act": 5}, "exhibits_verified": 3}}
+    assert how_sure(old)[-1] == lines[-1]
+    assert "Evidence: verified and unrefuted exhibits: 0 for acting, 0 against, 3 cited by both sides: none stands" \
+        in "\n".join(how_sure(old))
     checked = {**base, "data": {**base["data"], "mirror": {"kind": "agree", "summary": "s"},
                                 "fragility": {"held": True, "summary": "s"}}}
     assert "held under the mirror and fragility checks" in how_sure(checked)[-1]
