@@ -58,6 +58,16 @@ def jury_rows(store: RunStore, rows: list[dict]) -> list[dict]:
     return out
 
 
+def by_temperature(jurors: list[dict]) -> str:
+    """Juror votes that follow the evidence, per juror temperature ("0.2: 19/20, 0.35: 18/20")."""
+    by_t: dict[float, list[int]] = {}
+    for j in jurors:
+        tally = by_t.setdefault(j["temperature"] or 0.0, [0, 0])
+        tally[0] += j["side"] == j["gold"]
+        tally[1] += 1
+    return ", ".join(f"{t:g}: {a}/{n}" for t, (a, n) in sorted(by_t.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="local model id, or a backend spec with ':'")
@@ -107,13 +117,7 @@ def main() -> None:
     options = max((j["options"] for j in voted), default=0)
     print(f"\nVotes: {dict(sides)}. Voted for the option listed first: {sum(j['first'] for j in voted)}/{len(voted)} "
           f"(with {options} options shuffled, 1/{options} is no position bias).")
-    by_t: dict[float, list[int]] = {}
-    for j in jurors:
-        tally = by_t.setdefault(j["temperature"], [0, 0])
-        tally[0] += j["side"] == j["gold"]
-        tally[1] += 1
-    print("Per temperature, votes that follow the evidence: "
-          + ", ".join(f"{t:g}: {a}/{n}" for t, (a, n) in sorted(by_t.items(), key=lambda kv: kv[0] or 0)))
+    print(f"Per temperature, votes that follow the evidence: {by_temperature(jurors)}")
     print(f"\nWall time {time.perf_counter() - started:.0f} s. Runs: {runs_dir}; report: {ev.folder / 'report.md'}")
 
 

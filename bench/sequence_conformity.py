@@ -54,13 +54,14 @@ def main() -> None:
             if not found:
                 continue
             alone, chain = found
-            counted.append({"gold": r["gold"], "details": {"conformity": sequence_conformity(alone, chain, {})}})
-            for n in range(2, len(chain) + 1):
-                prev, own, said = chain[n - 2]["label"], alone[n - 1]["label"], chain[n - 1]["label"]
-                if own != prev:
-                    differ, toward = differ + 1, toward + (said != own)
-                else:
-                    same, away = same + 1, away + (said != own)
+            conf = sequence_conformity(alone, chain, {})
+            counted.append({"gold": r["gold"], "details": {"conformity": conf}})
+            # a seat whose own label differed from the judge before can only move toward it, one
+            # whose label matched only away: the moves are the ones sequence_conformity counted
+            seats = len(conf["rounds"])
+            unlike = sum(alone[n - 1]["label"] != chain[n - 2]["label"] for n in range(2, seats + 2))
+            differ, toward = differ + unlike, toward + conf["toward"]
+            same, away = same + seats - unlike, away + conf["away"]
         if not counted:
             continue
         name = "the verdict's precedents" if k is None else f"{k} precedent{'s' if k != 1 else ''}"

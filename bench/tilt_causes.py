@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from evidence_following import defense_challenges, follows  # noqa: E402
-from jury_following import jury_rows  # noqa: E402
+from jury_following import by_temperature, jury_rows  # noqa: E402
 
 from courtroom_chat.store import RunStore  # noqa: E402
 
@@ -84,12 +84,7 @@ def main() -> None:
         seconds = sum(r.get("seconds") or 0 for r in rows) / max(1, len(rows))
         print(f"| {name} | {y}/{ny} | {n}/{nn} | {votes[0]} / {votes[1]} | {abstained} | {against}/{stored} | "
               f"{even['even']}/{even['trials']} | {reused} of {calls} | {seconds:.0f} |")
-        by_t: dict[float, list[int]] = {}
-        for j in jurors:
-            tally = by_t.setdefault(j["temperature"] or 0.0, [0, 0])
-            tally[0] += j["side"] == j["gold"]
-            tally[1] += 1
-        per_temperature.append(f"- {name}: " + ", ".join(f"{t:g}: {a}/{k}" for t, (a, k) in sorted(by_t.items())))
+        per_temperature.append(f"- {name}: {by_temperature(jurors)}")
     print("\nJuror votes with the evidence, per juror temperature:\n")
     print("\n".join(per_temperature))
 
