@@ -9,8 +9,9 @@ right, and by the withheld exhibit's kind.
 
 An exhibit's kind: **the option's own line** (a line of a list of options naming the option asked
 about: it states no fact), **another option's line** (a line of that list naming a rival: nothing
-for or against the option asked), or **another passage** (anything else: a fact, a question, a
-heading's text). On 2026-11-25 all five verdicts that turned on the first 12 ADR questions rested
+for or against the option asked), **a question** (one sentence, asking), **a reference** (a link with under
+three words beside it, numbers aside), or **another passage** (anything else). Only the last can
+state a fact. On 2026-11-25 all five verdicts that turned on the first 12 ADR questions rested
 on the option's own line; since cde447e such a line is not offered to the advocates. Figures only.
 """
 
@@ -32,12 +33,29 @@ from courtroom_chat.store import RunStore  # noqa: E402
 
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*\S)\s*$")
 LISTED = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|<https?://[^>]*>|https?://\S+")
 
 
 def asked_option(question: str) -> str:
     """The quoted option of "Should we choose "X"?", else the question itself."""
     found = re.search(r'"([^"]+)"', question)
     return (found.group(1) if found else question).strip().lower()
+
+
+def stated(quote: str) -> str:
+    """"a question" (one sentence, asking), "a reference" (a link, and under three words beside it
+    that are not numbers), else "another passage": neither of the first two states a fact."""
+    text, links = LINK.subn(lambda m: m.group(1) or " ", quote)
+    if links and len([w for w in re.findall(r"\w+", text) if not w.isdigit()]) < 3:
+        return "a reference"
+    body = quote.strip()
+    if body.endswith("?") and not re.search(r"[.!;]\s", body[:-1]):
+        return "a question"
+    return "another passage"
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
 
 
 def withheld(record: RunRecord) -> dict[str, Any] | None:
@@ -64,10 +82,9 @@ def kind_of(record: RunRecord, exhibit: dict[str, Any]) -> tuple[str, str]:
     section = next((m.group(1) for line in reversed(lines[: start + 1]) if (m := HEADING.match(line))), "(before any heading)")
     quoted = lines[start] if start < len(lines) else ""
     if not LISTED.match(quoted) or "option" not in section.lower():
-        return section, "another passage"
-    option = asked_option(record.case.question)
-    line = LISTED.sub("", quoted).strip().lower()
-    own = option in line or line.rstrip(".") in option
+        return section, stated(exhibit.get("source_quote") or "")
+    option = words(asked_option(record.case.question))
+    own = words(LISTED.sub("", quoted))[: len(option)] == option  # the line begins with the option's words
     return section, "the option's own line" if own else "another option's line"
 
 
@@ -77,7 +94,7 @@ def main() -> None:
     parser.add_argument("--runs-dir", required=True, type=Path)
     args = parser.parse_args()
     store = RunStore(args.runs_dir)
-    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
     print("| arm | item | gold | verdict | right | withheld | section | kind | split without it | held |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for folder in args.evals:
@@ -95,6 +112,7 @@ def main() -> None:
                 tally = counts[arm][name]
                 tally[0] += held
                 tally[1] += 1
+                tally[2] += right
             quote = (exhibit or {}).get("source_quote", "")
             quote = quote if len(quote) <= 60 else quote[:57] + "..."
             print(f"| {arm} | {item} | {row['gold']} | {row['predicted']} | {'yes' if right else 'no'} | "
@@ -103,10 +121,10 @@ def main() -> None:
         if missing:
             print(f"\n{folder.name}: {missing} court rows whose runs are not in {args.runs_dir}")
     for arm, tallies in counts.items():
-        print(f"\n{arm}: held / trials")
+        print(f"\n{arm}: held / trials, and verdicts right")
         for name in sorted(tallies, key=lambda n: (n.split(":")[0] != "all", n)):
-            held, n = tallies[name]
-            print(f"  {name}: {held}/{n} ({held / n:.0%})")
+            held, n, right = tallies[name]
+            print(f"  {name}: held {held}/{n} ({held / n:.0%}), right {right}/{n}")
 
 
 if __name__ == "__main__":
