@@ -14,6 +14,7 @@ from courtroom_chat.events import parse_events
 from courtroom_chat.procedures.decision import most_cited
 from courtroom_chat.procedures.decision.records import Juror, Jury
 from courtroom_chat.render import how_sure, replay
+from courtroom_chat.replies import shorten
 from tests.conftest import CASES
 
 SETTINGS = Settings().with_backend("scripted")
@@ -266,6 +267,8 @@ async def test_fragility_decides_again_without_the_most_cited_exhibit():
     record = await Trial(case(), settings, store=None, fragility=True, backends={"scripted": backend}).run()
     found = record.outcome.data["fragility"]
     assert found["removed"] == "exhibit 3" and found["held"] is True
+    third = next(e for e in record.prosecution.exhibits if e.number == 3)
+    assert found["summary"].startswith(f'without exhibit 3 ("{shorten(third.source_quote, 80)}"), the jury votes ')
     again = [r for r in backend.calls if r.role == "juror"][5:]  # the second jury
     assert again and all('\n3. "' not in r.prompt.split("THE JURY:")[0] for r in again)
     assert all('\n3. "' in r.prompt.split("THE JURY:")[0] for r in backend.calls[2:7] if r.role == "juror")

@@ -23,7 +23,7 @@ from ...events import AgentFailed
 from ...evidence import EvidenceIndex, normalise_text
 from ...motion import action_verb, choice, held_back_choice, motion_problems, not_asked, parse, swapped
 from ...records import Outcome, RunRecord
-from ...replies import finished, finished_item, finished_parts, text_class, text_pattern
+from ...replies import finished, finished_item, finished_parts, shorten, text_class, text_pattern
 from .. import deliberation
 from ..base import Problem, Procedure, Role, refine_schema, word_pattern
 from ..deliberation import key_terms
@@ -709,10 +709,10 @@ class DecisionCourt(Briefs, Procedure):
         answered = defense.model_copy(update={"exhibit_challenges": [c for c in defense.exhibit_challenges
                                                                      if c.exhibit != target]})
         shadow = court.shadow("fragility")
+        quote = next(e.source_quote for e in admitted if e.number == target)
         if court.params.jury_reads == "evidence":
             # Jurors who read the evidence itself would still read the exhibit there: the
             # second court reads the evidence with that passage withheld.
-            quote = next(e.source_quote for e in admitted if e.number == target)
             if not shadow.withhold(quote, f"[passage withheld: exhibit {target}]"):
                 court.warn("fragility", "fragility_passage", f"exhibit {target}'s passage was not found in the "
                            "evidence as the jurors read it, so the second jury still read it", stage="judge")
@@ -721,7 +721,9 @@ class DecisionCourt(Briefs, Procedure):
         court.absorb(shadow)
         held = verdict2.decision == verdict.decision
         way = "the same way" if held else "the other way"
-        summary = (f"without exhibit {target}, the jury votes {jury2.split()} and the answer "
+        # the quote is shown, as the other procedures show their passage: a verdict resting on a
+        # rival option's name or a question reads differently from one resting on a fact
+        summary = (f'without exhibit {target} ("{shorten(quote, 80)}"), the jury votes {jury2.split()} and the answer '
                    + ("holds" if held else f"turns: {verdict2.answer}"))
         if not held:
             summary = f"the verdict rests on exhibit {target}: {summary}"
