@@ -58,31 +58,26 @@ def words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-def withheld(record: RunRecord) -> dict[str, Any] | None:
-    """The exhibit the fragility check withheld: its quote, the document's line it starts on."""
-    removed = ((record.outcome.data if record.outcome else {}) or {}).get("fragility") or {}
-    number = re.fullmatch(r"exhibit (\d+)", str(removed.get("removed", "")))
-    if not number:
-        return None
-    for side in ("prosecutor", "defense"):
-        for exhibit in (record.outputs.get(side) or {}).get("exhibits") or []:
-            if exhibit.get("number") == int(number.group(1)):
-                return exhibit
-    return None
+def withheld(record: RunRecord, check: dict[str, Any]) -> Any:
+    """The exhibit (the record's own, typed) the fragility ``check`` withheld, if it names one."""
+    number = re.fullmatch(r"exhibit (\d+)", str(check.get("removed", "")))
+    exhibits = [*(record.prosecution.exhibits if record.prosecution else []),
+                *(record.defense.exhibits if record.defense else [])]
+    return next((e for e in exhibits if number and e.number == int(number.group(1))), None)
 
 
-def kind_of(record: RunRecord, exhibit: dict[str, Any]) -> tuple[str, str]:
+def kind_of(record: RunRecord, exhibit: Any) -> tuple[str, str]:
     """(section heading, kind) of a withheld exhibit; see the module's text."""
-    location = exhibit.get("location") or {}
-    document = next((d for d in record.case.context if d.name == location.get("document")), None)
-    if document is None or not location.get("line_start"):
+    location = exhibit.location
+    document = next((d for d in record.case.context if location and d.name == location.document), None)
+    if document is None:
         return "?", "another passage"
     lines = document.text.splitlines()
-    start = int(location["line_start"]) - 1
+    start = location.line_start - 1
     section = next((m.group(1) for line in reversed(lines[: start + 1]) if (m := HEADING.match(line))), "(before any heading)")
     quoted = lines[start] if start < len(lines) else ""
     if not LISTED.match(quoted) or "option" not in section.lower():
-        return section, stated(exhibit.get("source_quote") or "")
+        return section, stated(exhibit.source_quote)
     option = words(asked_option(record.case.question))
     own = words(LISTED.sub("", quoted))[: len(option)] == option  # the line begins with the option's words
     return section, "the option's own line" if own else "another option's line"
@@ -104,7 +99,7 @@ def main() -> None:
             check = ((record.outcome.data if record.outcome else {}) or {}).get("fragility") or {}
             if framing != "asked" or check.get("held") is None:
                 continue
-            exhibit = withheld(record)
+            exhibit = withheld(record, check)
             section, kind = kind_of(record, exhibit) if exhibit else ("?", "?")
             right = row["predicted"] == row["gold"]
             held = bool(check["held"])
@@ -113,7 +108,7 @@ def main() -> None:
                 tally[0] += held
                 tally[1] += 1
                 tally[2] += right
-            quote = (exhibit or {}).get("source_quote", "")
+            quote = exhibit.source_quote if exhibit else ""
             quote = quote if len(quote) <= 60 else quote[:57] + "..."
             print(f"| {arm} | {item} | {row['gold']} | {row['predicted']} | {'yes' if right else 'no'} | "
                   f"{check.get('removed')}: {quote!r} | {section} | {kind} | {check.get('split', '')} | "
