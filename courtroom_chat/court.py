@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -69,6 +70,9 @@ from .replies import (
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
+
+# what withholding and the injection scan put in place of a passage
+WITHHELD = re.compile(r"\[(?:passage withheld|flagged passage removed)[^\]]*\]")
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -336,6 +340,13 @@ class Court:
         self.readable = documents
         self.prefix = self._case_text(documents)
         return found
+
+    def evidence_left(self) -> bool:
+        """Whether the evidence still says anything once passages are withheld: a word outside the
+        markers that stand for withheld or flagged passages. A fragility check that withheld the
+        whole text (a one-sentence text, its passage all of it) would decide on the arguments
+        alone, which tests nothing."""
+        return any(re.search(r"\w", WITHHELD.sub(" ", doc.text)) for doc in self.readable)
 
     def prefix_for(self, agent: Agent) -> str:
         """The case as ``agent`` reads it: the shared case block, or its own order of the evidence."""

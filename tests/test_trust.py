@@ -297,6 +297,24 @@ async def test_fragility_withholds_the_named_fact_from_jurors_who_read_the_evide
     assert not any(w.rule == "fragility_passage" for w in record.warnings)
 
 
+async def test_fragility_of_evidence_that_is_one_exhibit_is_not_run():
+    """Jurors who read the evidence: when the exhibit withheld is all of it, the second jury would
+    read nothing of the evidence, so the check is not run and says why."""
+    from courtroom_chat.case import Case, pasted_document
+
+    sentence = "All 38 tests pass and two reviewers approved the fix."
+    one = Case(question="Should we merge this pull request?", context=[pasted_document(sentence)])
+    backend = ScriptedBackend()
+    record = await Trial(one, SETTINGS, store=None, fragility=True, backends={"scripted": backend}).run()
+    found = record.outcome.data["fragility"]
+    admitted = [e for e in record.prosecution.exhibits if e.verified]
+    assert admitted and all(e.source_quote == sentence for e in admitted)
+    assert found["held"] is None and found["summary"].startswith("not run: exhibit ")
+    assert found["summary"].endswith("is the whole evidence, so withholding it would leave nothing of it to decide on")
+    assert not any(c.stage.startswith("fragility:") for c in record.calls)
+    assert "Fragility: not run: exhibit " in "\n".join(how_sure(record.outcome.model_dump()))
+
+
 def test_withhold_matches_across_line_breaks_and_says_when_it_cannot():
     from courtroom_chat.evidence import withhold
 

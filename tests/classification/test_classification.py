@@ -755,6 +755,30 @@ async def test_fragility_without_a_verified_passage_is_not_run():
     assert found["held"] is None and found["summary"].startswith("not run: the ")
 
 
+async def test_fragility_of_a_one_sentence_text_is_not_run():
+    """Withholding the passage a verdict rests on must leave some text to decide on: where the
+    passage is the whole text (an Emotion tweet), the bench would decide on the arguments
+    alone, which tests nothing; the check says so and asks no judge again."""
+    sentence = "I am furious about how they treated us."
+    script = {"magistrate": {"reasoning": "r", "top": "anger", "alternative": "sadness"},
+              "prosecutor": {"argument": "It is plain.", "quotes": [sentence]},
+              "attorney": {"argument": "It is plain.", "quotes": [sentence]},
+              "judge-1": judge("anger"), "judge-2": judge("anger"), "judge-3": judge("anger")}
+    record = await Trial(case(text=sentence), settings(judges=3), store=None, fragility=True,
+                         backends={"scripted": ScriptedBackend(script=script)}).run()
+    found = record.outcome.data["fragility"]
+    side = record.outputs["decision"]["side"]
+    assert found["held"] is None and found["summary"] == (f'not run: the {side}\'s passage "{sentence}" is the whole '
+                                                          "text, so withholding it would leave the judges the arguments alone")
+    assert not any(c.stage.startswith("fragility:") for c in record.calls)
+    # a text with more than the passage is still checked
+    script["prosecutor"] = script["attorney"] = {"argument": "It is plain.", "quotes": [sentence]}
+    record = await Trial(case(), settings(judges=3), store=None, fragility=True,
+                         backends={"scripted": ScriptedBackend(script=script)}).run()
+    assert record.outcome.data["fragility"]["held"] is True
+    assert sum(c.stage.startswith("fragility:") for c in record.calls) == 3
+
+
 async def test_shuffled_arguments_give_each_judge_its_own_order_of_the_counsels():
     backend = ScriptedBackend()
     s = settings(judges=5, shuffle_arguments=True)

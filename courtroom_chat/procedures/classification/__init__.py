@@ -770,6 +770,9 @@ class ClassificationCourt(Procedure):
         if not shadow.withhold(passage, "[passage withheld]"):
             court.warn("fragility", "fragility_passage", f"the {side}'s passage was not found in the text as the "
                        "judges read it, so the second bench still read it", stage="judgment")
+        elif not shadow.evidence_left():
+            return {"held": None, "removed": "", "summary": f'not run: the {side}\'s passage "{shorten(passage, 80)}" '
+                    "is the whole text, so withholding it would leave the judges the arguments alone"}
         arguments = {s: {**out[s], "quotes": [q for q in out[s].get("quotes", []) if q["quote"] != passage]}
                      for s in SIDES}  # struck wherever it was quoted, as it is from the text
         await self.judge(shadow, hearing["first"], hearing["second"], {s: drawn[s] for s in SIDES}, arguments,

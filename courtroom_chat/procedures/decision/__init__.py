@@ -716,6 +716,9 @@ class DecisionCourt(Briefs, Procedure):
             if not shadow.withhold(quote, f"[passage withheld: exhibit {target}]"):
                 court.warn("fragility", "fragility_passage", f"exhibit {target}'s passage was not found in the "
                            "evidence as the jurors read it, so the second jury still read it", stage="judge")
+            elif not shadow.evidence_left():
+                return {"held": None, "removed": "", "summary": f'not run: exhibit {target} ("{shorten(quote, 80)}") '
+                        "is the whole evidence, so withholding it would leave nothing of it to decide on"}
         jury2 = await self.deliberate(shadow, reduced, answered)
         verdict2 = await self.rule(shadow, reduced, answered, jury2)
         court.absorb(shadow)
