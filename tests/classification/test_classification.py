@@ -771,8 +771,7 @@ async def test_fragility_of_a_one_sentence_text_is_not_run():
     assert found["held"] is None and found["summary"] == (f'not run: the {side}\'s passage "{sentence}" is the whole '
                                                           "text, so withholding it would leave the judges the arguments alone")
     assert not any(c.stage.startswith("fragility:") for c in record.calls)
-    # a text with more than the passage is still checked
-    script["prosecutor"] = script["attorney"] = {"argument": "It is plain.", "quotes": [sentence]}
+    # the same passage in a text that says more is still checked
     record = await Trial(case(), settings(judges=3), store=None, fragility=True,
                          backends={"scripted": ScriptedBackend(script=script)}).run()
     assert record.outcome.data["fragility"]["held"] is True
