@@ -52,7 +52,7 @@ from .events import (
     WarningRaised,
 )
 from .evidence import withhold as withhold_passage
-from .injection import Flag, flag_for, notice, prompt_leaks, redacted, scan
+from .injection import Flag, flag_for, mark, notice, prompt_leaks, redacted, scan
 from .motion import holds_back
 from .prompts import render
 from .records import CallRecord, Outcome, RunRecord, Warning
@@ -70,9 +70,6 @@ from .replies import (
 
 if TYPE_CHECKING:
     from .procedures.base import Procedure
-
-# what withholding and the injection scan put in place of a passage
-WITHHELD = re.compile(r"\[(?:passage withheld|flagged passage removed)[^\]]*\]")
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -195,6 +192,7 @@ class Court:
         self.flags: list[Flag] = flags
         self.record.flags = [f.model_dump(mode="json") for f in flags]
         self.readable = redacted(self.case.context, flags) if flags else list(self.case.context)
+        self.withheld: list[str] = []  # the markers ``withhold`` put in ``readable``
         self.prefix = self._case_text(self.readable)
 
     def flagged(self, document: str, char_start: int, char_end: int) -> Flag | None:
@@ -337,6 +335,8 @@ class Court:
             text, hit = withhold_passage(doc.text, quote, marker)
             found = found or hit
             documents.append(doc.model_copy(update={"text": text}) if hit else doc)
+        if found:
+            self.withheld.append(marker)
         self.readable = documents
         self.prefix = self._case_text(documents)
         return found
@@ -346,7 +346,14 @@ class Court:
         markers that stand for withheld or flagged passages. A fragility check that withheld the
         whole text (a one-sentence text, its passage all of it) would decide on the arguments
         alone, which tests nothing."""
-        return any(re.search(r"\w", WITHHELD.sub(" ", doc.text)) for doc in self.readable)
+        marks = [*self.withheld, *map(mark, self.flags)]
+        for doc in self.readable:
+            text = doc.text
+            for marker in marks:
+                text = text.replace(marker, " ")
+            if re.search(r"\w", text):
+                return True
+        return False
 
     def prefix_for(self, agent: Agent) -> str:
         """The case as ``agent`` reads it: the shared case block, or its own order of the evidence."""

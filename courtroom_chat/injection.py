@@ -743,6 +743,11 @@ def flag_for(flags: Iterable[Flag], document: str, char_start: int, char_end: in
     return None
 
 
+def mark(flag: Flag) -> str:
+    """What the agents read in place of a flagged passage: its place and reason."""
+    return f"[flagged passage removed: {flag.short()}, {flag.kind}]"
+
+
 def redacted(documents: list[Document], flags: list[Flag]) -> list[Document]:
     """The documents as the agents read them: each flagged passage replaced by a mark naming
     its place and reason (offsets into the original stay with the original documents)."""
@@ -754,7 +759,7 @@ def redacted(documents: list[Document], flags: list[Flag]) -> list[Document]:
             continue
         parts, pos = [], 0
         for f in mine:
-            parts += [doc.text[pos:f.char_start], f"[flagged passage removed: {f.short()}, {f.kind}]"]
+            parts += [doc.text[pos:f.char_start], mark(f)]
             pos = max(pos, f.char_end)
         parts.append(doc.text[pos:])
         out.append(doc.model_copy(update={"text": "".join(parts)}))
