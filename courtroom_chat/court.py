@@ -22,7 +22,7 @@ import hashlib
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -590,13 +590,13 @@ class Court:
                 call.first_token_seconds = round(time.perf_counter() - started, 4)
             self.emit(TextDelta(agent=agent.name, text=text))
 
-        async def send() -> Any:
+        def send() -> Awaitable[Any]:
             nonlocal started
             started = time.perf_counter()  # times run from the request's start, not from a wait in the throttle
-            return await agent.backend.complete(request, on_text)
+            return agent.backend.complete(request, on_text)
 
         try:
-            reply = await self.pool.pacer.run(send(), agent.backend.name)
+            reply = await self.pool.pacer.run(send, agent.backend.name)
         except BaseException as exc:
             call.seconds = round(time.perf_counter() - started, 4)
             call.error = "cancelled" if not isinstance(exc, Exception) else str(exc)

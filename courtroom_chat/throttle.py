@@ -9,7 +9,7 @@ and baseline call of the evaluation, so ``--workers`` never lifts the limit."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from .config import DEFAULT_DELAY_MS, Throttle
@@ -29,11 +29,13 @@ class Pacer:
             return self._spacing
         return 0.0 if backend == "scripted" else DEFAULT_DELAY_MS / 1000
 
-    async def run(self, call: Awaitable[T], backend: str) -> T:
-        """Await ``call`` (a request to ``backend``, by its name) within the limits."""
+    async def run(self, start: Callable[[], Awaitable[T]], backend: str) -> T:
+        """Start a request to ``backend`` (by its name) by calling ``start`` once the limits let it
+        go, and await it. Taking the starter, not a coroutine made beforehand, means a request
+        stopped while it waits here was never made (no coroutine left unawaited)."""
         spacing = self.spacing(backend)
         if self._slots is None and not spacing:
-            return await call
+            return await start()
         if self._slots is not None:
             await self._slots.acquire()
         try:
@@ -44,7 +46,7 @@ class Pacer:
                 while (wait := self._next_start - loop.time()) > 0:
                     await asyncio.sleep(wait)
                 self._next_start = loop.time() + spacing
-            return await call
+            return await start()
         finally:
             if self._slots is not None:
                 self._slots.release()

@@ -481,6 +481,40 @@ async def test_by_default_three_requests_at_once_and_a_model_backend_is_spaced_2
     assert len(starts) >= 5 and min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.2 - 0.002
 
 
+async def test_a_request_stopped_while_it_waits_for_the_throttle_is_never_started():
+    """The pacer starts a request only when its turn comes, so stopping a trial while requests
+    wait makes none of them (and leaves no coroutine that was made but never awaited)."""
+    import asyncio
+    import gc
+    import warnings
+
+    from courtroom_chat.config import Throttle
+    from courtroom_chat.throttle import Pacer
+
+    pacer = Pacer(Throttle(max_concurrency=1, delay_ms=0))
+    release, started = asyncio.Event(), []
+
+    async def request(name: str) -> str:
+        started.append(name)
+        await release.wait()
+        return name
+
+    first = asyncio.create_task(pacer.run(lambda: request("first"), "ollama"))
+    waiting = asyncio.create_task(pacer.run(lambda: request("waiting"), "ollama"))
+    await asyncio.sleep(0.01)
+    assert started == ["first"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        release.set()
+        assert await first == "first"
+        gc.collect()
+    assert started == ["first"] and not [w for w in caught if "never awaited" in str(w.message)]
+    assert await pacer.run(lambda: request("after"), "ollama") == "after"  # the slot was given back
+
+
 def test_the_throttle_is_on_the_command_line(runs_dir):
     from courtroom_chat.store import RunStore
 

@@ -461,7 +461,7 @@ async def ask(backend: Backend, request: ModelRequest, fmt: AnswerFormat | type[
     for attempt in (1, 2):
         started = time.perf_counter()
         try:
-            reply = await (pacer.run(backend.complete(request), backend.name) if pacer else backend.complete(request))
+            reply = await (pacer.run(lambda: backend.complete(request), backend.name) if pacer else backend.complete(request))
         except CourtroomError as exc:
             log.append({"agent": request.agent, "attempt": attempt, "error": str(exc), "text": "",
                         "seconds": round(time.perf_counter() - started, 4), "cost_usd": 0.0,
