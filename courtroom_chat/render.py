@@ -33,7 +33,7 @@ from .events import (
     TextDelta,
     WarningRaised,
 )
-from .procedures.deliberation import ORDER_P, SEQUENCE, sequence_moved
+from .procedures.deliberation import ORDER_P, SEQUENCE, order_kept, sequence_moved
 
 _DETAILS = re.compile(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", re.S)
 
@@ -101,6 +101,10 @@ def rounds_line(conformity: dict[str, Any] | None, label: str | None) -> tuple[s
     return line + (f"; round 1's majority was {first}, the verdict is {label}" if overturned else ""), overturned
 
 
+HELD_BY_ORDER = ("; the check kept each member's order of the labels, which decided these votes, so its holding "
+                 "says little of the evidence")
+
+
 def how_sure(outcome: dict[str, Any]) -> list[str]:
     """What was measured about this verdict, and one plain sentence that claims no more than that.
 
@@ -135,9 +139,9 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
                      "and could not be used as an exhibit")
     if mirror:
         lines.append(f"Mirror: {mirror['summary']}")
-    if fragility:
-        lines.append(f"Fragility: {fragility['summary']}")
     order = data.get("order")
+    if fragility:
+        lines.append(f"Fragility: {fragility['summary']}" + (HELD_BY_ORDER if order_kept(fragility, order) else ""))
     if order:
         lines.append(order_line(order))
     moved, overturned = rounds_line(data.get("conformity"), outcome.get("label"))

@@ -821,6 +821,32 @@ async def test_fragility_withholds_the_witness_the_majority_relied_on_and_the_ju
     assert sum(c.stage.startswith("fragility:") for c in record.calls) == 18
 
 
+async def test_fragility_keeps_each_justices_order_of_the_verdicts_and_says_what_a_hold_then_means():
+    """The check decides again with the same seed, so every justice reads the two verdicts in the
+    order it read them in the trial. Justices who vote whatever is listed first to them (the 1.5B
+    on heldout marsh, 2026-12-01: 9 of 9, with and without the most-cited witness) hold by that
+    order alone, and How sure says the hold says little of the evidence."""
+    from courtroom_chat.render import how_sure
+
+    first, _ = await trial(seed=5)
+    orders = first.outputs["orders"]
+    top = {n: orders[f"justice-{n}"]["labels"][0] for n in range(1, 10)}
+    script = {f"justice-{n}": [opinion(top[n]), held(top[n]), opinion(top[n]), held(top[n])] for n in range(1, 10)}
+    backend = ScriptedBackend(script=script)
+    record = await Trial(load_case(CASES / "burglary.json"), settings(), store=None, fragility=True, seed=5,
+                         backends={"scripted": backend}).run()
+    listed: dict[str, list[str]] = {}  # each justice's first-listed verdict, call by call
+    for r in backend.calls:
+        if r.role == "justice":
+            listed.setdefault(r.agent, []).append(re.search(r'"verdict": exactly "([^"]+)" or', r.prompt).group(1))
+    assert {a: firsts for a, firsts in listed.items()} == {f"justice-{n}": [top[n]] * 4 for n in range(1, 10)}
+    data = record.outcome.data
+    assert data["order"]["followed"] == 9 and data["fragility"]["held"] is True
+    line = next(x for x in how_sure(record.outcome.model_dump()) if x.startswith("Fragility:"))
+    assert line.endswith("the check kept each member's order of the labels, which decided these votes, so its "
+                         "holding says little of the evidence")
+
+
 @naslab
 async def test_fragility_of_a_plain_text_transcript_is_not_run(runs_dir):
     case = load_case(None, question="Is Marcus Webb guilty of murder?", context=[str(NASLAB)])

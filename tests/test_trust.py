@@ -500,6 +500,24 @@ def test_how_sure_says_when_the_votes_followed_the_order_of_the_labels():
     assert any(line.endswith("no sign the order decided them") for line in calm) and "weak" not in calm[-1]
 
 
+def test_how_sure_says_a_fragility_check_that_held_on_order_driven_votes_says_little():
+    """The check decides again with the same seed, so each member reads the labels in the same
+    order: votes that followed the order hold whatever is withheld, and the line says so."""
+    order = {"followed": 9, "voters": 9, "chance": 0.5, "p": 0.002, "who": "justices"}
+    held = {"held": True, "removed": "witness 1's testimony (Grace Holloway)",
+            "summary": "without the testimony of witness 1 (Grace Holloway), the justices decide not guilty (6–3)"}
+    data = {"votes": {"not guilty": 6, "guilty": 3}, "order": order, "fragility": held}
+    lines = how_sure({"confidences": [], "data": data})
+    assert ("Fragility: without the testimony of witness 1 (Grace Holloway), the justices decide not guilty (6–3); "
+            "the check kept each member's order of the labels, which decided these votes, so its holding says "
+            "little of the evidence") in lines
+    calm = how_sure({"confidences": [], "data": {**data, "order": {**order, "followed": 5, "p": 0.5}}})
+    assert "Fragility: without the testimony of witness 1 (Grace Holloway), the justices decide not guilty (6–3)" in calm
+    turned = {**held, "held": False, "summary": "the decision rests on witness 1's testimony: …"}
+    assert "Fragility: the decision rests on witness 1's testimony: …" in how_sure(
+        {"confidences": [], "data": {**data, "fragility": turned}})  # a turn is not the order's doing
+
+
 async def test_a_bench_that_votes_the_order_it_was_shown_is_called_out_in_the_verdict():
     """The supreme court with its default shuffled orders: justices scripted to pick whatever
     verdict is listed first to them (what the 1.5B did on the clear cases, 9 of 9 twice) get

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from ..cost import dollars
-from ..procedures.deliberation import ORDER_P
+from ..procedures.deliberation import ORDER_P, order_kept
 from . import stats
 from .datasets import NO, YES, Dataset
 from .methods import shot_split
@@ -159,12 +159,16 @@ def per_call_signal(rows: list[dict[str, Any]], answers: Any = None) -> dict[str
 
 def fragility_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Of the trials decided again without their most-cited evidence: how many verdicts held,
-    how many turned, how many could not be checked; and how often the ones that held were right."""
+    how many turned, how many could not be checked; how often the ones that held were right; and
+    how many held on a trial whose votes followed the order of the labels (``deliberation.order_kept``:
+    the check keeps each member's order, so such a hold says little of the evidence)."""
     found = [(r, (r.get("details") or {}).get("fragility")) for r in rows if (r.get("details") or {}).get("fragility")]
     held = [r for r, f in found if f.get("held") is True]
     turned = [r for r, f in found if f.get("held") is False]
     checked = len(held) + len(turned)
+    by_order = sum(order_kept(f, (r.get("details") or {}).get("order")) for r, f in found)
     return {"trials": len(found), "held": len(held), "turned": len(turned), "not_run": len(found) - checked,
+            "held_order_driven": by_order,
             "hold_rate": len(held) / checked if checked else None,
             "accuracy_held": sum(bool(r["correct"]) for r in held) / len(held) if held else None,
             "accuracy_turned": sum(bool(r["correct"]) for r in turned) / len(turned) if turned else None}
@@ -343,9 +347,10 @@ def markdown(summary: dict[str, Any]) -> str:
         out += _section("Fragility: decided again without the most-cited evidence",
                         "Held: the second decision agrees with the first. A verdict that turns rests on that one piece.",
                         ["method", "trials", "held", "turned", "not run", "hold rate", "accuracy where it held",
-                         "where it turned"],
+                         "where it turned", "held on order-driven trials"],
                         [[m, c["trials"], c["held"], c["turned"], c["not_run"], _pct(c["hold_rate"]),
-                          _pct(c["accuracy_held"]), _pct(c["accuracy_turned"])] for m, c in summary["fragility"].items()])
+                          _pct(c["accuracy_held"]), _pct(c["accuracy_turned"]), c.get("held_order_driven", 0)]
+                         for m, c in summary["fragility"].items()])
     if summary.get("order"):
         out += _section("Order check: did the votes follow the order the labels were listed in?",
                         "Each member read the labels in its own seeded order, so a vote for the label listed first "

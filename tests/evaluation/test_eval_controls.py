@@ -64,6 +64,8 @@ def test_fragility_reports_the_share_of_verdicts_that_hold(fixtures, runs_dir):
     counts = summary["fragility"]["court"]
     assert counts["trials"] == 2 and counts["held"] + counts["turned"] + counts["not_run"] == 2
     assert "## Fragility: decided again without the most-cited evidence" in ev.markdown
+    assert "| where it turned | held on order-driven trials |" in ev.markdown
+    assert counts["held_order_driven"] == 0  # the court's jurors read one order: no order check to hold by
     for row in summary["rows"]:
         record = RunStore(runs_dir).load(row["run_id"])
         assert "fragility" in record.outcome.data  # each stored run carries its own finding
@@ -94,6 +96,20 @@ def test_fragility_counts_by_hand():
     c = fragility_counts(rows)
     assert (c["trials"], c["held"], c["turned"], c["not_run"]) == (4, 2, 1, 1)
     assert c["hold_rate"] == pytest.approx(2 / 3) and c["accuracy_held"] == 0.5 and c["accuracy_turned"] == 0.0
+    assert c["held_order_driven"] == 0
+
+
+def test_fragility_counts_the_holds_of_order_driven_trials_apart():
+    """The check keeps each member's order of the labels, so a trial whose votes followed that
+    order holds whatever is withheld: counted apart (the report's last fragility column)."""
+    def row(held, p):
+        order = {"followed": 9, "voters": 9, "chance": 0.5, "p": p, "who": "justices"}
+        return {"correct": True, "details": {"fragility": {"held": held}, "order": order}}
+
+    rows = [row(True, 0.002), row(True, 0.5), row(False, 0.002), row(True, 0.0195),
+            {"correct": True, "details": {"fragility": {"held": True}}}]
+    c = fragility_counts(rows)
+    assert (c["held"], c["turned"], c["held_order_driven"]) == (4, 1, 2)
 
 
 def test_order_counts_by_hand():
