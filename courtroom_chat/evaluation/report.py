@@ -349,7 +349,7 @@ def markdown(summary: dict[str, Any]) -> str:
                         ["method", "trials", "held", "turned", "not run", "hold rate", "accuracy where it held",
                          "where it turned", "held on order-driven trials"],
                         [[m, c["trials"], c["held"], c["turned"], c["not_run"], _pct(c["hold_rate"]),
-                          _pct(c["accuracy_held"]), _pct(c["accuracy_turned"]), c.get("held_order_driven", 0)]
+                          _pct(c["accuracy_held"]), _pct(c["accuracy_turned"]), c["held_order_driven"]]
                          for m, c in summary["fragility"].items()])
     if summary.get("order"):
         out += _section("Order check: did the votes follow the order the labels were listed in?",
