@@ -33,7 +33,7 @@ from .events import (
     TextDelta,
     WarningRaised,
 )
-from .procedures.deliberation import ORDER_P, SEQUENCE, order_kept, sequence_moved
+from .procedures.deliberation import SEQUENCE, order_driven, order_kept, sequence_moved
 
 _DETAILS = re.compile(r"<details><summary>(.*?)</summary>\n\n(.*?)\n\n</details>", re.S)
 
@@ -76,7 +76,7 @@ def order_line(order: dict[str, Any]) -> str:
     k, n, p = order["followed"], order["voters"], order["p"]
     said = (f"Order: {k} of {n} {order['who']} chose the label listed first to them, each in its own shuffled "
             f"order (by chance alone {order['chance']:.0%} each; at least {k} of {n}: p = {p:.3g})")
-    if p < ORDER_P:
+    if order_driven(order):
         return said + ": the order decided these votes more than the case did"
     return said + ": no sign the order decided them"
 
@@ -172,7 +172,7 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("the answer did not survive turning the question around")
     if flags:
         weak.append("evidence that tried to give orders")
-    if order and order["p"] < ORDER_P:
+    if order_driven(order):
         weak.append("the votes followed the order the labels were listed in, not the case")
     if overturned:
         weak.append(f"the later rounds overturned the first round's majority ({overturned})")

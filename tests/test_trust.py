@@ -488,6 +488,17 @@ def test_the_order_check_counts_votes_for_the_label_each_member_read_first():
     assert order_check(_Court(orders), {"j1": "undecided"}, ["guilty", "not guilty"], "justices") is None
 
 
+def test_order_driven_is_below_the_threshold_only():
+    """One rule for every reader of the order check (How sure, the eval report, fragility's
+    order-kept hold): p strictly under ORDER_P; a check that did not run drives nothing."""
+    from courtroom_chat.procedures.deliberation import ORDER_P, order_driven
+
+    at = {"followed": 7, "voters": 9, "chance": 0.5, "p": ORDER_P, "who": "justices"}
+    assert order_driven({**at, "p": 0.002}) and order_driven({**at, "p": ORDER_P - 1e-4})
+    assert not order_driven(at) and not order_driven({**at, "p": 0.5})
+    assert not order_driven(None) and not order_driven({})
+
+
 def test_how_sure_says_when_the_votes_followed_the_order_of_the_labels():
     order = {"followed": 9, "voters": 9, "chance": 0.5, "p": 0.002, "who": "justices"}
     lines = how_sure({"confidences": [], "data": {"votes": {"guilty": 7, "not guilty": 2}, "order": order}})

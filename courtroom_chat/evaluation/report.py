@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from ..cost import dollars
-from ..procedures.deliberation import ORDER_P, order_kept
+from ..procedures.deliberation import ORDER_P, order_driven, order_kept
 from . import stats
 from .datasets import NO, YES, Dataset
 from .methods import shot_split
@@ -179,8 +179,8 @@ def order_counts(rows: list[dict[str, Any]]) -> dict[str, Any]:
     the votes cast for the label listed first to the voter, against the share chance gives, and
     the trials whose votes followed the order (p < ORDER_P) with how often those were right."""
     found = [(r, o) for r in rows if (o := (r.get("details") or {}).get("order"))]
-    driven = [r for r, o in found if o["p"] < ORDER_P]
-    rest = [r for r, o in found if o["p"] >= ORDER_P]
+    driven = [r for r, o in found if order_driven(o)]
+    rest = [r for r, o in found if not order_driven(o)]
     votes = sum(o["voters"] for _, o in found)
     return {"trials": len(found), "votes": votes, "followed": sum(o["followed"] for _, o in found),
             "chance": sum(o["chance"] * o["voters"] for _, o in found) / votes if votes else None,

@@ -120,13 +120,19 @@ def order_check(court: Court, votes: dict[str, str], shuffled: list[str], who: s
     return {"followed": k, "voters": n, "chance": round(chance, 3), "p": round(p, 4), "who": who}
 
 
+def order_driven(order: dict[str, Any] | None) -> bool:
+    """Did the order check (``order_check``) find the votes followed each member's order of the
+    labels more than chance allows? False when it did not run."""
+    return bool(order) and order["p"] < ORDER_P
+
+
 def order_kept(fragility: dict[str, Any] | None, order: dict[str, Any] | None) -> bool:
     """A fragility check that held on a trial whose votes followed the order of the labels: the
     check decides again with the same seed, so each member reads the labels in the same order as
     before, and votes that followed that order hold whatever evidence is withheld (the supreme
     court on the 1.5B, 2026-12-01: 9 of 9 justices voted the verdict listed first to them, with and
     without the most-cited witness)."""
-    return bool(fragility and fragility.get("held") is True and order and order["p"] < ORDER_P)
+    return bool(fragility and fragility.get("held") is True and order_driven(order))
 
 
 def order_data(court: Court, votes: dict[str, str], shuffled: list[str], who: str) -> dict[str, Any]:
