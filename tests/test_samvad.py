@@ -890,6 +890,60 @@ async def test_fragility_deliberates_again_without_the_item_the_majority_relied_
     assert sum(c.stage.startswith("fragility:") for c in record.calls) == 5
 
 
+TRANSCRIPT = Path(__file__).resolve().parents[1] / "bench" / "supreme" / "clear" / "whitlock-theft.txt"
+
+
+async def test_fragility_of_a_case_built_from_one_transcript_withholds_one_witness(tmp_path):
+    """A case built from a question and one transcript is tried on one evidence item, P1, the
+    whole transcript: withholding it would leave no evidence. The check offers the transcript's
+    witnesses instead and withholds the one the majority names (here Officer Brandt, witness 2):
+    the second bench reads the other witnesses and not hers, and counsels' points quoting her
+    answers, or naming her, are dropped."""
+    brandt = "Officer Brandt found the boxed laptop with the store's tag in the car, so I lean guilty on P1 today."
+    script = {f"adjudicator-{n}": [statement("guilty", brandt), statement("not guilty")] for n in range(1, 6)}
+    found_in_car = "A black sports bag on the back seat holding a boxed laptop."
+    script["prosecution"] = {"argument": "The State proved the taking and the car search.", "points": [
+        found_in_car, "Witness 2 saw the laptop in the car.", "The store video shows the taking."]}
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    backend = ScriptedBackend(script=script)
+    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(TRANSCRIPT)])
+    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
+                         backends={"scripted": backend}).run()
+    assert record.outcome.label == "guilty"
+    found = record.outcome.data["fragility"]
+    assert found["removed"] == "witness 2's testimony (Officer Lena Brandt)" and found["held"] is False
+    assert found["summary"] == ("the verdict rests on witness 2's testimony (Officer Lena Brandt): without the testimony "
+                                "of witness 2 (Officer Lena Brandt) in evidence item P1, the bench finds not guilty "
+                                "(100% agree)")
+    calls = [r for r in backend.calls if r.role == "adjudicator"]
+    first, again = calls[:5], calls[5:]
+    assert len(again) == 5 and all(found_in_car in r.user_text() for r in first)
+    for r in again:
+        text = r.user_text()
+        assert "WITNESS 2: Officer Lena Brandt [testimony withheld]" in text and found_in_car not in text
+        assert "WITNESS 1: Kevin Osei" in text and "WITNESS 3:" in text  # the other witnesses stay
+        assert "The store video shows the taking." in text and "Witness 2 saw" not in text
+
+
+async def test_fragility_of_a_case_that_is_one_plain_document_is_not_run(tmp_path):
+    """One document with no witness sessions is the case's only evidence item: without it the
+    bench would decide on nothing, so the check says why it did not run."""
+    memo = tmp_path / "memo.txt"
+    memo.write_text("The till shows no sale of the laptop. The camera shows Dana Whitlock leaving with it.\n",
+                    encoding="utf-8")
+    script = {f"adjudicator-{n}": statement("guilty") for n in range(1, 6)}
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    backend = ScriptedBackend(script=script)
+    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(memo)])
+    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
+                         backends={"scripted": backend}).run()
+    found = record.outcome.data["fragility"]
+    assert record.outcome.label == "guilty" and found["held"] is None
+    assert found["summary"] == ("not run: the case file is one evidence item with no witness sessions; without it the "
+                                "bench would have no evidence at all")
+    assert len([r for r in backend.calls if r.role == "adjudicator"]) == 5  # not asked again
+
+
 async def test_fragility_of_a_hung_bench_is_not_run(tmp_path):
     split = [statement("guilty"), statement("not guilty")]
     script = {f"adjudicator-{n}": split[n % 2] for n in range(1, 6)}

@@ -33,6 +33,7 @@ from ...motion import asks_against
 from ...records import Confidence, Outcome, RunRecord
 from .. import deliberation
 from ..base import Procedure, Role, case_block, refine_schema
+from ..supreme import transcript
 from . import cases, present
 from .cases import BenchCase, bench_case, withheld
 from .demo import demo_reply
@@ -489,11 +490,14 @@ class SamvadBench(Procedure):
     # ---------------------------------------------------------------- how far the verdict holds
 
     async def fragility(self, court: Court) -> dict[str, Any] | None:
-        """Deliberate again without the evidence item that carried the verdict: the one the final
+        """Deliberate again without the evidence that carried the verdict: the item the final
         round's majority relied on most (named in its findings, or stated in its reasons;
         ``cited_most``), withheld from the case file (a document of a case built from its
         evidence) and from the counsels' lists of points (a point that restates it or names it).
-        The judge's instructions and the arguments' prose stay; the bench deliberates anew."""
+        A document that is a trial transcript offers its witnesses one by one instead: withholding
+        the whole transcript would leave nothing to decide on (a case built from one transcript
+        is tried on its one item, P1). The judge's instructions and the arguments' prose stay;
+        the bench deliberates anew."""
         out = court.record.outputs
         bench = out.get("bench")
         if not bench or not isinstance(out.get("judge"), dict) or not all(isinstance(out.get(r), dict) for r, _ in COUNSELS):
@@ -503,7 +507,11 @@ class SamvadBench(Procedure):
             return {"held": None, "removed": "", "summary": "not run: the bench was hung, so no verdict rests on an item"}
         b = bench_case(court.case)
         items = dict(zip(evidence_items(b), [*b.prosecution_evidence, *b.defense_evidence], strict=True))
-        if not items:
+        candidates = self._withholdable(court, items)
+        if len(items) == 1 and list(candidates) == list(items):
+            return {"held": None, "removed": "", "summary": "not run: the case file is one evidence item with no witness "
+                                                            "sessions; without it the bench would have no evidence at all"}
+        if not candidates:
             return {"held": None, "removed": "", "summary": "not run: the case file lists no evidence item to withhold"}
         last = max(int(k.rsplit("@", 1)[1]) for k in out if k.startswith("adjudicator-"))
         final = [v for k, v in out.items() if k.startswith("adjudicator-") and k.endswith(f"@{last}")]
@@ -512,12 +520,18 @@ class SamvadBench(Procedure):
             return " ".join([statement.get("justification", ""),
                              *(e for f in statement.get("findings", []) for e in f.get("evidence", []))])
 
-        target = deliberation.cited_most(items, [reasons(v) for v in final if v["leaning"] == verdict],
-                                         [reasons(v) for v in final], lambda text: set(re.findall(r"\b[PD]\d+\b", text)))
-        shadow = court.shadow("fragility", withheld(court.case, b, target))
+        def named(text: str) -> set[Any]:
+            ids = set(re.findall(r"\b[PD]\d+\b", text))
+            return {key for key in candidates if (key in ids if isinstance(key, str) else transcript.names(text, *key[2:4]))}
 
-        def restates(point: str) -> bool:  # a counsel's point that is the item, by its words or its name
-            return " ".join(items[target].split()) in " ".join(point.split()) or bool(re.search(rf"\b{target}\b", point))
+        target = deliberation.cited_most({k: v[0] for k, v in candidates.items()}, [
+            reasons(v) for v in final if v["leaning"] == verdict], [reasons(v) for v in final], named)
+        text, case, removed, described = candidates[target]
+        shadow = court.shadow("fragility", case)
+
+        def restates(point: str) -> bool:  # a counsel's point that is the evidence, by its words or its name
+            said, held = " ".join(point.split()), " ".join(text.split())
+            return held in said or (len(said) >= 20 and said in held) or target in named(point)
 
         arguments = {role: {**out[role], "points": [x for x in out[role].get("points", []) if not restates(x)]}
                      for role, _ in COUNSELS}
@@ -528,11 +542,33 @@ class SamvadBench(Procedure):
         held = again == verdict
         said = f"the bench is hung ({final2['agreement']:.0%} at most)" if again == "hung" else (
             f"the bench finds {again} ({final2['agreement']:.0%} agree)")
-        summary = f'without evidence item {target} ("{present.shorten(items[target], 80)}"), {said}'
+        summary = f"without {described}, {said}"
         if not held:
-            summary = f"the verdict rests on evidence item {target}: {summary}"
-        return {"held": held, "removed": f"evidence item {target}", "answer": again, "rounds": len(rounds),
+            summary = f"the verdict rests on {removed}: {summary}"
+        return {"held": held, "removed": removed, "answer": again, "rounds": len(rounds),
                 "way": "the same way" if held else "the other way", "summary": summary}
+
+    @staticmethod
+    def _withholdable(court: Court, items: dict[str, str]) -> dict[Any, tuple[str, Case, str, str]]:
+        """What a fragility check may withhold, each with its text (what reasons are matched
+        against), the case without it, its name and its description: the case file's evidence
+        items, except that a document of a case built from its evidence that is a transcript
+        gives its witnesses instead (key ``(item, document, number, witness)``)."""
+        b = bench_case(court.case)
+        built = not any(k in court.case.inputs for k in cases.FIELDS)
+        sessions = transcript.witnesses(court.case.context) if built else []
+        out: dict[Any, tuple[str, Case, str, str]] = {}
+        for n, (item, text) in enumerate(items.items()):
+            own = [s for s in sessions if s[0] == n]  # built from documents: P1… are the documents, in order
+            for document, number, witness, lines in own:
+                who = witness.split(",")[0]
+                out[(item, document, number, witness)] = (lines, court.case.model_copy(update={"context": transcript.without(
+                    court.case.context, document, number, witness, lines)}), f"witness {number}'s testimony ({who})",
+                    f"the testimony of witness {number} ({who}) in evidence item {item}")
+            if not own:
+                out[item] = (text, withheld(court.case, b, item), f"evidence item {item}",
+                             f'evidence item {item} ("{present.shorten(text, 80)}")')
+        return out
 
     @staticmethod
     def _checks(court: Court) -> list[CitationCheck]:

@@ -13,7 +13,6 @@ prompts in ``courtroom_chat/prompts/supreme/``.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import Counter
 from dataclasses import replace
 from typing import Any, Literal
@@ -693,7 +692,7 @@ class SupremeCourt(Procedure):
         if not doc:
             return None
         decision = doc["decision"]
-        held = [(n, *session) for n, d in enumerate(court.readable) for session in transcript.sessions(d.text)]
+        held = transcript.witnesses(court.readable)
         if not held:
             return {"held": None, "removed": "", "summary": "not run: the transcript has no witness sessions to withhold "
                                                            "(a plain-text transcript)"}
@@ -704,18 +703,14 @@ class SupremeCourt(Procedure):
             return " ".join([*opinion.get("key_facts", []), opinion.get("evidence_analysis", "")])
 
         def named(text: str) -> set[int]:
-            return {i for i, (_, number, witness, _) in enumerate(held)
-                    if re.search(rf"\b{re.escape(transcript.surname(witness))}\b", text)
-                    or re.search(rf"(?i)\bwitness {number}\b", text)}
+            return {i for i, (_, number, witness, _) in enumerate(held) if transcript.names(text, number, witness)}
 
         target = deliberation.cited_most({i: session[3] for i, session in enumerate(held)},
                                          [reasons(v) for v in final if v["verdict"] == decision],
                                          [reasons(v) for v in final], named)
-        document, number, witness, text = held[target]
-        documents = list(court.readable)
-        documents[document] = documents[document].model_copy(update={"text": documents[document].text.replace(
-            text, f"WITNESS {number}: {witness} [testimony withheld]")})
-        shadow = court.shadow("fragility", court.case.model_copy(update={"context": documents}))
+        _, number, witness, _ = held[target]
+        shadow = court.shadow("fragility", court.case.model_copy(update={"context": transcript.without(
+            court.readable, *held[target])}))
         standard = self.standard(shadow)
         rounds, _ = await self.bench(shadow, standard)
         court.absorb(shadow)

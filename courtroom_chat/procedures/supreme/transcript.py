@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -114,6 +115,25 @@ def sessions(text: str) -> list[tuple[int, str, str]]:
 def surname(witness: str) -> str:
     """How reasons name a witness: "Detective Samuel Okafor, crime scene technician" is Okafor."""
     return re.sub(r"[^\w'-]", "", witness.split(",")[0].split()[-1])
+
+
+def witnesses(documents: Sequence[Document]) -> list[tuple[int, int, str, str]]:
+    """Every witness session of the documents, for a fragility check that withholds one:
+    (the document's index, number, witness, the session's lines), in order."""
+    return [(n, *session) for n, d in enumerate(documents) for session in sessions(d.text)]
+
+
+def names(text: str, number: int, witness: str) -> bool:
+    """Does a text name the witness, by surname or as "witness N"?"""
+    return bool(re.search(rf"\b{re.escape(surname(witness))}\b", text) or re.search(rf"(?i)\bwitness {number}\b", text))
+
+
+def without(documents: Sequence[Document], document: int, number: int, witness: str, session: str) -> list[Document]:
+    """The documents with one witness's questions and answers withheld; the heading says so."""
+    out = list(documents)
+    out[document] = out[document].model_copy(update={"text": out[document].text.replace(
+        session, f"WITNESS {number}: {witness} [testimony withheld]")})
+    return out
 
 
 def _statement(s: Statement) -> str:
