@@ -797,6 +797,21 @@ def test_a_transcript_that_is_not_json_is_one_line_not_text_tried(tmp_path, runs
     assert "t.json: malformed JSON at line 1" in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def test_a_reason_names_a_witness_by_surname_or_number_but_not_the_accused_by_name():
+    """Which witness a fragility check withholds starts from the names in the reasons; the
+    accused is named in every reason, testifying or not, so the accused's surname (the
+    question holds it) does not count, though "witness 3" does."""
+    from courtroom_chat.procedures.supreme.transcript import names
+
+    q = "Is Dana Whitlock guilty of theft of the laptop?"
+    assert names("Officer Brandt found the laptop in the car.", 2, "Officer Lena Brandt", q)
+    assert names("As witness 2 said, the bag was in the car.", 2, "Officer Lena Brandt", q)
+    assert not names("Whitlock took the laptop.", 3, "Dana Whitlock, the defendant", q)
+    assert names("Whitlock took the laptop.", 3, "Dana Whitlock, the defendant")  # no question: the name counts
+    assert names("Witness 3 admitted taking it.", 3, "Dana Whitlock, the defendant", q)
+    assert not names("Officer Brandtner said so.", 2, "Officer Lena Brandt", q)  # a whole word only
+
+
 async def test_fragility_withholds_the_witness_the_majority_relied_on_and_the_justices_sit_again():
     """The majority's final opinions name Okafor (witness 3): his session is withheld from the
     transcript the justices read again (both rounds, no jury); here the decision turns."""

@@ -522,7 +522,7 @@ class SamvadBench(Procedure):
 
         def named(text: str) -> set[Any]:
             ids = set(re.findall(r"\b[PD]\d+\b", text))
-            return {key for key in candidates if (key in ids if isinstance(key, str) else transcript.names(text, *key[2:4]))}
+            return {key for key in candidates if (key in ids if isinstance(key, str) else transcript.names(text, *key[2:4], court.case.question))}
 
         target = deliberation.cited_most({k: v[0] for k, v in candidates.items()}, [
             reasons(v) for v in final if v["leaning"] == verdict], [reasons(v) for v in final], named)

@@ -703,7 +703,8 @@ class SupremeCourt(Procedure):
             return " ".join([*opinion.get("key_facts", []), opinion.get("evidence_analysis", "")])
 
         def named(text: str) -> set[int]:
-            return {i for i, (_, number, witness, _) in enumerate(held) if transcript.names(text, number, witness)}
+            return {i for i, (_, number, witness, _) in enumerate(held)
+                    if transcript.names(text, number, witness, court.case.question)}
 
         target = deliberation.cited_most({i: session[3] for i, session in enumerate(held)},
                                          [reasons(v) for v in final if v["verdict"] == decision],

@@ -123,9 +123,11 @@ def witnesses(documents: Sequence[Document]) -> list[tuple[int, int, str, str]]:
     return [(n, *session) for n, d in enumerate(documents) for session in sessions(d.text)]
 
 
-def names(text: str, number: int, witness: str) -> bool:
-    """Does a text name the witness, by surname or as "witness N"?"""
-    return bool(re.search(rf"\b{re.escape(surname(witness))}\b", text) or re.search(rf"(?i)\bwitness {number}\b", text))
+def names(text: str, number: int, witness: str, question: str = "") -> bool:
+    """Does a text name the witness, by surname or as "witness N"? Not by a surname the
+    question holds: that is the accused, whom every reason names (testifying or not)."""
+    name = rf"\b{re.escape(surname(witness))}\b"
+    return bool(re.search(rf"(?i)\bwitness {number}\b", text) or (not re.search(name, question) and re.search(name, text)))
 
 
 def without(documents: Sequence[Document], document: int, number: int, witness: str, session: str) -> list[Document]:
