@@ -507,7 +507,7 @@ class SamvadBench(Procedure):
             return {"held": None, "removed": "", "summary": "not run: the bench was hung, so no verdict rests on an item"}
         b = bench_case(court.case)
         items = dict(zip(evidence_items(b), [*b.prosecution_evidence, *b.defense_evidence], strict=True))
-        candidates = self._withholdable(court, items)
+        candidates = self._withholdable(court, b, items)
         if len(items) == 1 and list(candidates) == list(items):
             return {"held": None, "removed": "", "summary": "not run: the case file is one evidence item with no witness "
                                                             "sessions; without it the bench would have no evidence at all"}
@@ -522,7 +522,8 @@ class SamvadBench(Procedure):
 
         def named(text: str) -> set[Any]:
             ids = set(re.findall(r"\b[PD]\d+\b", text))
-            return {key for key in candidates if (key in ids if isinstance(key, str) else transcript.names(text, *key[2:4], court.case.question))}
+            return {key for key in candidates
+                    if (key in ids if isinstance(key, str) else transcript.names(text, *key[2:4], court.case.question))}
 
         target = deliberation.cited_most({k: v[0] for k, v in candidates.items()}, [
             reasons(v) for v in final if v["leaning"] == verdict], [reasons(v) for v in final], named)
@@ -549,12 +550,11 @@ class SamvadBench(Procedure):
                 "way": "the same way" if held else "the other way", "summary": summary}
 
     @staticmethod
-    def _withholdable(court: Court, items: dict[str, str]) -> dict[Any, tuple[str, Case, str, str]]:
+    def _withholdable(court: Court, b: BenchCase, items: dict[str, str]) -> dict[Any, tuple[str, Case, str, str]]:
         """What a fragility check may withhold, each with its text (what reasons are matched
         against), the case without it, its name and its description: the case file's evidence
         items, except that a document of a case built from its evidence that is a transcript
         gives its witnesses instead (key ``(item, document, number, witness)``)."""
-        b = bench_case(court.case)
         built = not any(k in court.case.inputs for k in cases.FIELDS)
         sessions = transcript.witnesses(court.case.context) if built else []
         out: dict[Any, tuple[str, Case, str, str]] = {}
