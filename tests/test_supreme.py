@@ -798,9 +798,9 @@ def test_a_transcript_that_is_not_json_is_one_line_not_text_tried(tmp_path, runs
 
 
 def test_a_reason_names_a_witness_by_surname_or_number_but_not_the_accused_by_name():
-    """Which witness a fragility check withholds starts from the names in the reasons; the
-    accused is named in every reason, testifying or not, so the accused's surname (the
-    question holds it) does not count, though "witness 3" does."""
+    """Which witness a fragility check withholds starts from the names in the reasons; a party
+    the question names (the accused, the plaintiff) is named in every reason, testifying or not,
+    so that surname does not count, though "witness 3" does."""
     from courtroom_chat.procedures.supreme.transcript import names
 
     q = "Is Dana Whitlock guilty of theft of the laptop?"

@@ -125,7 +125,8 @@ def witnesses(documents: Sequence[Document]) -> list[tuple[int, int, str, str]]:
 
 def names(text: str, number: int, witness: str, question: str = "") -> bool:
     """Does a text name the witness, by surname or as "witness N"? Not by a surname the
-    question holds: that is the accused, whom every reason names (testifying or not)."""
+    question holds: that is a party (the accused, the plaintiff), whom every reason names,
+    testifying or not."""
     name = rf"\b{re.escape(surname(witness))}\b"
     return bool(re.search(rf"(?i)\bwitness {number}\b", text) or (not re.search(name, question) and re.search(name, text)))
 
