@@ -925,6 +925,24 @@ async def test_fragility_of_a_case_built_from_one_transcript_withholds_one_witne
         assert "The store video shows the taking." in text and "Witness 2 saw" not in text
 
 
+async def test_fragility_withholds_the_witness_whose_testimony_the_reasons_state_without_naming_him(tmp_path):
+    """Reasons that name no witness but state what the store manager said (the video, the shelf,
+    the tills) rest on his testimony, not on the defendant's two short answers that share their
+    everyday words: witness 1 is withheld."""
+    video = ("The store video shows the defendant lifting the boxed laptop off the shelf and walking past both "
+             "tills to the exit, and the till records show no sale, so I lean guilty on P1.")
+    script = {f"adjudicator-{n}": [statement("guilty", video), statement("guilty")] for n in range(1, 6)}
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    backend = ScriptedBackend(script=script)
+    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(TRANSCRIPT)])
+    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
+                         backends={"scripted": backend}).run()
+    found = record.outcome.data["fragility"]
+    assert found["removed"] == "witness 1's testimony (Kevin Osei)" and found["held"] is True
+    again = [r for r in backend.calls if r.role == "adjudicator"][5:]
+    assert all("WITNESS 1: Kevin Osei, store manager [testimony withheld]" in r.user_text() for r in again)
+
+
 async def test_fragility_of_a_case_that_is_one_plain_document_is_not_run(tmp_path):
     """One document with no witness sessions is the case's only evidence item: without it the
     bench would decide on nothing, so the check says why it did not run."""

@@ -812,6 +812,73 @@ def test_a_reason_names_a_witness_by_surname_or_number_but_not_the_accused_by_na
     assert not names("Officer Brandtner said so.", 2, "Officer Lena Brandt", q)  # a whole word only
 
 
+WHITLOCK = Path(__file__).resolve().parents[1] / "bench" / "supreme" / "clear" / "whitlock-theft.txt"
+
+
+def test_testimony_is_who_the_witness_is_and_what_was_asked_and_answered():
+    """What reasons are matched against: the witness's name and role, each question and answer
+    without its speaker's label, in either rendering ("A:" or "A (Name):"); not who called the
+    witness, nor an objection and its ruling."""
+    from courtroom_chat.procedures.supreme.transcript import parse, sessions, testimony
+
+    brandt = sessions(WHITLOCK.read_text(encoding="utf-8"))[1][2]
+    said = testimony(brandt)
+    assert said.splitlines()[:2] == ["Officer Lena Brandt", "What did you find when you stopped the defendant's car?"]
+    assert "No. She said she had never had one." in said.splitlines()
+    assert "called by" not in said and "Hearsay" not in said and "Q (" not in said and "A:" not in said
+    rendered = parse("burglary", json.loads((CASES / "burglary" / "transcript.json").read_text(encoding="utf-8"))).text()
+    okafor = testimony(sessions(rendered)[2][2])
+    assert okafor.startswith("Detective Samuel Okafor, crime scene technician\nWhat did you find outside the rear door?\n"
+                             "Two partial shoe impressions") and "A (" not in okafor
+
+
+def test_the_last_witness_session_ends_where_the_closing_statements_begin():
+    """A transcript written in the rendered shape goes on, after its last witness, to the closing
+    statements ("CLOSING STATEMENT (prosecution): …"). They are not that witness's testimony:
+    withholding the last witness keeps them (before, every .txt transcript's last session ran to
+    the end, and a check withholding it withheld the closings too)."""
+    from courtroom_chat.case import Document
+    from courtroom_chat.procedures.supreme.transcript import sessions, without
+
+    text = WHITLOCK.read_text(encoding="utf-8")
+    number, witness, lines = sessions(text)[-1]
+    assert (number, witness) == (3, "Dana Whitlock, the defendant") and lines.endswith("A: Yes, that is me.")
+    left = without([Document(name="whitlock.txt", kind="text", text=text)], 0, number, witness, lines)[0].text
+    assert "WITNESS 3: Dana Whitlock, the defendant [testimony withheld]" in left and "Yes, that is me." not in left
+    assert "CLOSING STATEMENT (prosecution): The video, the serial number" in left
+    assert "OBJECTION (defense): Hearsay." in sessions(text)[1][2]  # an objection stays in its session
+
+
+def test_the_witness_cited_most_is_the_one_whose_own_testimony_the_reasons_state():
+    """Witnesses restate one another's facts, and the defendant's two answers ("No, I did not pay
+    for it", "Yes, that is me") share the words every reason uses. Matched on half of each
+    session's words, reasons that state the store manager's testimony pick the defendant (the
+    1.5B's bench on whitlock, 2026-12-01); matched on the words a testimony alone holds, not the
+    question's, they pick the store manager."""
+    from courtroom_chat.procedures.deliberation import cited_most
+    from courtroom_chat.procedures.supreme.transcript import names, sessions, testimony
+
+    question = "Is Dana Whitlock guilty of theft of the laptop?"
+    held = sessions(WHITLOCK.read_text(encoding="utf-8"))
+    reasons = ["The store video shows Whitlock lifting the boxed laptop off the shelf and walking past the tills "
+               "to the exit; the defendant did not pay for it.",
+               "The video shows her face at the exit door in a red jacket, and no sale of the laptop was recorded "
+               "that evening, so the defendant took it without paying.",
+               "The defendant is the person in the store video and she did not pay for the laptop."]
+
+    def named(text: str) -> set[int]:
+        return {i for i, (number, witness, _) in enumerate(held) if names(text, number, witness, question)}
+
+    before = cited_most({i: s[2] for i, s in enumerate(held)}, reasons, reasons, named)
+    after = cited_most({i: testimony(s[2]) for i, s in enumerate(held)}, reasons, reasons, named, apart=question)
+    assert held[before][1] == "Dana Whitlock, the defendant" and held[after][1] == "Kevin Osei, store manager"
+    # a name still counts, and the officer's own facts point to her
+    officer = ["Officer Brandt said the serial number matched and the security tag was inside the box.",
+               "She signed the officer's notebook after her rights were read."]
+    assert held[cited_most({i: testimony(s[2]) for i, s in enumerate(held)}, officer, officer, named,
+                           apart=question)][1] == "Officer Lena Brandt"
+
+
 async def test_fragility_withholds_the_witness_the_majority_relied_on_and_the_justices_sit_again():
     """The majority's final opinions name Okafor (witness 3): his session is withheld from the
     transcript the justices read again (both rounds, no jury); here the decision turns."""

@@ -73,20 +73,36 @@ def key_terms(text: str) -> set[str]:
 
 
 def cited_most(candidates: dict[Any, str], majority: Sequence[str], everyone: Sequence[str],
-               named: Callable[[str], set[Any]] = lambda text: set()) -> Any:
+               named: Callable[[str], set[Any]] = lambda text: set(), *, apart: str | None = None) -> Any:
     """Which evidence carried the verdict, for a fragility check: the candidate (key: its text)
     the majority's reasons cite most; everyone's reasons break ties and stand in when the
     majority cites none; the first candidate when nobody cites any. A reason cites a candidate
     by name (``named``: the keys a text names, "exhibit 2") or by stating its fact: at least half
-    the candidate's key terms, and two or more, among the reason's."""
+    the candidate's key terms, and two or more, among the reason's.
+
+    With ``apart`` (the question), for candidates that restate one another's facts, as a trial's
+    witnesses do, a fact is stated by the terms its candidate alone has: not another candidate's,
+    nor the question's, which every reason uses; a reason cites the candidate(s) whose own terms
+    it holds most of, two or more. Half of all the terms favours a short candidate whose few words
+    every reason uses: on whitlock (the 1.5B, 2026-12-01) it picked the defendant's two answers,
+    "No, I did not pay for it" and "Yes, that is me", where all four reasons of the majority state
+    the store manager's testimony (the video, shelf 12, the tills)."""
     words = {key: key_terms(text) for key, text in candidates.items()}
+    if apart is not None:
+        common = key_terms(apart)
+        words = {key: w - common - set().union(*(u for k, u in words.items() if k != key)) for key, w in words.items()}
+
+    def stated(said: set[str]) -> set[Any]:
+        if apart is None:
+            return {key for key, w in words.items() if w and len(w & said) >= max(2, len(w) / 2)}
+        shared = {key: len(w & said) for key, w in words.items()}
+        top = max(shared.values(), default=0)
+        return {key for key, n in shared.items() if n == top and n >= 2}
 
     def counts(texts: Sequence[str]) -> dict[Any, int]:
         out = dict.fromkeys(candidates, 0)
         for text in texts:
-            said = key_terms(text)
-            cited = {key for key in named(text) if key in out}
-            cited.update(key for key, w in words.items() if w and len(w & said) >= max(2, len(w) / 2))
+            cited = {key for key in named(text) if key in out} | stated(key_terms(text))
             for key in cited:
                 out[key] += 1
         return out

@@ -496,7 +496,8 @@ class SamvadBench(Procedure):
         evidence) and from the counsels' lists of points (a point that restates it or names it).
         A document that is a trial transcript offers its witnesses one by one instead: withholding
         the whole transcript would leave nothing to decide on (a case built from one transcript
-        is tried on its one item, P1). The judge's instructions and the arguments' prose stay;
+        is tried on its one item, P1); a reason states a witness's testimony in the words no other
+        witness's testimony and not the question holds. The judge's instructions and the arguments' prose stay;
         the bench deliberates anew."""
         out = court.record.outputs
         bench = out.get("bench")
@@ -525,8 +526,11 @@ class SamvadBench(Procedure):
             return {key for key in candidates
                     if (key in ids if isinstance(key, str) else transcript.names(text, *key[2:4], court.case.question))}
 
-        target = deliberation.cited_most({k: v[0] for k, v in candidates.items()}, [
-            reasons(v) for v in final if v["leaning"] == verdict], [reasons(v) for v in final], named)
+        sessions = any(isinstance(key, tuple) for key in candidates)  # witnesses restate one another's facts
+        target = deliberation.cited_most(
+            {k: transcript.testimony(v[0]) if isinstance(k, tuple) else v[0] for k, v in candidates.items()},
+            [reasons(v) for v in final if v["leaning"] == verdict], [reasons(v) for v in final], named,
+            apart=court.case.question if sessions else None)
         text, case, removed, described = candidates[target]
         shadow = court.shadow("fragility", case)
 

@@ -685,7 +685,8 @@ class SupremeCourt(Procedure):
     async def fragility(self, court: Court) -> dict[str, Any] | None:
         """Decide again without the witness whose testimony carried the decision: of the
         transcript's witness sessions, the one the majority's final opinions rely on most (named
-        in their key facts or analysis, or stated in their words; ``cited_most``), its questions
+        in their key facts or analysis, or stated in the words of its testimony that no other
+        witness's testimony and not the question holds; ``cited_most``), its questions
         and answers withheld. The justices sit again, both rounds; the jury does not."""
         out = court.record.outputs
         doc = out.get("verdict")
@@ -706,9 +707,9 @@ class SupremeCourt(Procedure):
             return {i for i, (_, number, witness, _) in enumerate(held)
                     if transcript.names(text, number, witness, court.case.question)}
 
-        target = deliberation.cited_most({i: session[3] for i, session in enumerate(held)},
+        target = deliberation.cited_most({i: transcript.testimony(session[3]) for i, session in enumerate(held)},
                                          [reasons(v) for v in final if v["verdict"] == decision],
-                                         [reasons(v) for v in final], named)
+                                         [reasons(v) for v in final], named, apart=court.case.question)
         _, number, witness, _ = held[target]
         shadow = court.shadow("fragility", court.case.model_copy(update={"context": transcript.without(
             court.readable, *held[target])}))

@@ -101,15 +101,36 @@ class Transcript(_Strict):
 _SESSION = re.compile(r"^WITNESS (\d+): (.+), called by the .+$", re.MULTILINE)
 
 
+# after a blank line, a part of the record that is not a witness's: "CLOSING STATEMENTS",
+# "CLOSING STATEMENT (defense): …", "VERDICT"; an objection or ruling stays in its session
+_NEXT_PART = re.compile(r"\n\s*\n(?=(?!OBJECTION|RULING)[A-Z]{4,}\b)")
+
+
 def sessions(text: str) -> list[tuple[int, str, str]]:
-    """The witness sessions of a transcript rendered by ``Transcript.text``: (number, witness,
-    the session's lines, heading included), in order; none in a plain-text transcript."""
+    """The witness sessions of a transcript (rendered by ``Transcript.text``, or written in
+    its shape): (number, witness, the session's lines, heading included), in order; none in a
+    plain-text transcript. The last session ends where the record goes on to another part (the
+    closing statements), so withholding that witness withholds nothing else."""
     found = list(_SESSION.finditer(text))
     out = []
     for i, m in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else text.find("\n\nCLOSING STATEMENTS", m.end())
-        out.append((int(m.group(1)), m.group(2), text[m.start():end if end >= 0 else len(text)].rstrip("\n")))
+        after = _NEXT_PART.search(text, m.end())
+        end = found[i + 1].start() if i + 1 < len(found) else after.start() if after else len(text)
+        out.append((int(m.group(1)), m.group(2), text[m.start():end].rstrip("\n")))
     return out
+
+
+_SAID = re.compile(r"^[QA](?: \([^)\n]*\))?: *(.*)$", re.MULTILINE)  # "Q (defense): …", "A (Name): …", "A: …"
+
+
+def testimony(session: str) -> str:
+    """What a witness session says, for matching reasons against it: who the witness is (name
+    and role, not who called them) and each question and answer without its speaker's label (a
+    fact put in a question and affirmed is testimony too); objections and rulings left out."""
+    head, _, body = session.partition("\n")
+    found = _SESSION.match(head)
+    lines = [found.group(2)] if found else []
+    return "\n".join(lines + [m.group(1) for m in _SAID.finditer(body)])
 
 
 def surname(witness: str) -> str:
