@@ -85,8 +85,8 @@ def cited_most(candidates: dict[Any, str], majority: Sequence[str], everyone: Se
     nor the question's, which every reason uses; a reason cites the candidate(s) whose own terms
     it holds most of, two or more. Half of all the terms favours a short candidate whose few words
     every reason uses: on whitlock (the 1.5B, 2026-12-01) it picked the defendant's two answers,
-    "No, I did not pay for it" and "Yes, that is me", where all four reasons of the majority state
-    the store manager's testimony (the video, shelf 12, the tills)."""
+    "No, I did not pay for it" and "Yes, that is me", where three of the four reasons of the
+    majority state the store manager's testimony (the video, her face at the exit, the tills)."""
     words = {key: key_terms(text) for key, text in candidates.items()}
     if apart is not None:
         common = key_terms(apart)
