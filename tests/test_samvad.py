@@ -893,6 +893,17 @@ async def test_fragility_deliberates_again_without_the_item_the_majority_relied_
 TRANSCRIPT = Path(__file__).resolve().parents[1] / "bench" / "supreme" / "clear" / "whitlock-theft.txt"
 
 
+async def built_from(tmp_path, script: dict, document: Path) -> tuple:
+    """A bench (one round) with the fragility check, on a case built from the whitlock question and
+    one document; the record and the scripted backend."""
+    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
+    backend = ScriptedBackend(script=script)
+    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(document)])
+    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
+                         backends={"scripted": backend}).run()
+    return record, backend
+
+
 async def test_fragility_of_a_case_built_from_one_transcript_withholds_one_witness(tmp_path):
     """A case built from a question and one transcript is tried on one evidence item, P1, the
     whole transcript: withholding it would leave no evidence. The check offers the transcript's
@@ -904,11 +915,7 @@ async def test_fragility_of_a_case_built_from_one_transcript_withholds_one_witne
     found_in_car = "A black sports bag on the back seat holding a boxed laptop."
     script["prosecution"] = {"argument": "The State proved the taking and the car search.", "points": [
         found_in_car, "Witness 2 saw the laptop in the car.", "The store video shows the taking."]}
-    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
-    backend = ScriptedBackend(script=script)
-    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(TRANSCRIPT)])
-    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
-                         backends={"scripted": backend}).run()
+    record, backend = await built_from(tmp_path, script, TRANSCRIPT)
     assert record.outcome.label == "guilty"
     found = record.outcome.data["fragility"]
     assert found["removed"] == "witness 2's testimony (Officer Lena Brandt)" and found["held"] is False
@@ -932,11 +939,7 @@ async def test_fragility_withholds_the_witness_whose_testimony_the_reasons_state
     video = ("The store video shows the defendant lifting the boxed laptop off the shelf and walking past both "
              "tills to the exit, and the till records show no sale, so I lean guilty on P1.")
     script = {f"adjudicator-{n}": [statement("guilty", video), statement("guilty")] for n in range(1, 6)}
-    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
-    backend = ScriptedBackend(script=script)
-    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(TRANSCRIPT)])
-    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
-                         backends={"scripted": backend}).run()
+    record, backend = await built_from(tmp_path, script, TRANSCRIPT)
     found = record.outcome.data["fragility"]
     assert found["removed"] == "witness 1's testimony (Kevin Osei)" and found["held"] is True
     again = [r for r in backend.calls if r.role == "adjudicator"][5:]
@@ -950,11 +953,7 @@ async def test_fragility_of_a_case_that_is_one_plain_document_is_not_run(tmp_pat
     memo.write_text("The till shows no sale of the laptop. The camera shows Dana Whitlock leaving with it.\n",
                     encoding="utf-8")
     script = {f"adjudicator-{n}": statement("guilty") for n in range(1, 6)}
-    settings = kb_settings(tmp_path).with_params("samvad", {"max_rounds": 1})
-    backend = ScriptedBackend(script=script)
-    case = load_case(question="Is Dana Whitlock guilty of theft of the laptop?", context=[str(memo)])
-    record = await Trial(case, settings, procedure="samvad", store=None, fragility=True,
-                         backends={"scripted": backend}).run()
+    record, backend = await built_from(tmp_path, script, memo)
     found = record.outcome.data["fragility"]
     assert record.outcome.label == "guilty" and found["held"] is None
     assert found["summary"] == ("not run: the case file is one evidence item with no witness sessions; without it the "
