@@ -114,8 +114,11 @@ def sessions(text: str) -> list[tuple[int, str, str]]:
     found = list(_SESSION.finditer(text))
     out = []
     for i, m in enumerate(found):
-        after = _NEXT_PART.search(text, m.end())
-        end = found[i + 1].start() if i + 1 < len(found) else after.start() if after else len(text)
+        if i + 1 < len(found):
+            end = found[i + 1].start()
+        else:
+            after = _NEXT_PART.search(text, m.end())
+            end = after.start() if after else len(text)
         out.append((int(m.group(1)), m.group(2), text[m.start():end].rstrip("\n")))
     return out
 
