@@ -3,6 +3,7 @@ verdict document, conformity between rounds, and the throttle measured from the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -235,6 +236,38 @@ async def test_a_shared_peer_order_gives_every_justice_the_same_digest_and_names
         mine = re.search(r"YOUR OPINION IN ROUND 1 \(Justice ([A-I]) above\)", prompt).group(1)
         assert float(entries[mine]) == round(0.6 + int(agent.split("-")[1]) / 100, 2), agent
     assert record.outputs["verdict"]["conformity"]["changed"] == 4
+
+
+class LastSeatFirst(ScriptedBackend):
+    """Replies from higher seats finish sooner, as a real backend's may, so round 1 finishes out
+    of seat order."""
+
+    async def complete(self, request, on_text=None):
+        n = int(request.agent.rpartition("-")[2]) if request.agent.startswith("justice-") else 0
+        await asyncio.sleep((10 - n) * 0.004 if n else 0)
+        return await super().complete(request, on_text)
+
+
+@pytest.mark.parametrize("peer_order", ["own", "shared"])
+async def test_the_conference_order_depends_on_the_seed_not_on_which_reply_finished_first(peer_order):
+    """Peers are shuffled from seat order: replies finishing in another order give the same
+    round-2 prompts, and the rounds are kept in seat order."""
+    script = {f"justice-{n}": [opinion("guilty" if n <= 4 else "not guilty", 0.6 + n / 100), held("not guilty")]
+              for n in range(1, 10)}
+    runs = []
+    for backend in (ScriptedBackend(script=json.loads(json.dumps(script))),
+                    LastSeatFirst(script=json.loads(json.dumps(script)))):
+        record = await Trial(load_case(CASES / "burglary.json"), settings(peer_order=peer_order), store=None, seed=5,
+                             backends={"scripted": backend}).run()
+        finished = [agent for agent, *_ in backend.timeline if agent.startswith("justice-")][:9]  # as they finished
+        runs.append((prompts(backend, "justice", "ROUND 2"), record.outputs["verdict"]["conformity"], finished))
+    (plain, moved, first), (late, moved_late, first_late) = runs
+    assert first == sorted(first, key=lambda a: int(a[8:])) and first_late != first  # finished in another order
+    assert len(plain) == 9 and plain == late
+    assert moved == moved_late and [m["justice"].split(" (")[0] for m in moved["rounds"][0]["moves"]] == \
+        [f"Justice {n}" for n in range(1, 5)]  # kept in seat order
+    from courtroom_chat.procedures.deliberation import seated
+    assert list(seated({"justice-10": 0, "justice-2": 0, "justice-1": 0})) == ["justice-1", "justice-2", "justice-10"]
 
 
 async def test_a_peer_naming_its_own_philosophy_is_withheld_at_the_conference():

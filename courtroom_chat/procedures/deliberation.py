@@ -10,10 +10,12 @@ import re
 from collections.abc import Callable, Sequence
 from math import comb
 from string import ascii_uppercase
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ..court import Court
+
+V = TypeVar("V")
 
 
 def shuffles(court: Court, setting: str, given: bool | None = None) -> bool:
@@ -168,10 +170,20 @@ def letter(n: int) -> str:
     return ascii_uppercase[n] if n < 26 else ascii_uppercase[n // 26 - 1] + ascii_uppercase[n % 26]
 
 
+def seated(entries: dict[str, V]) -> dict[str, V]:
+    """A round's entries in seat order (member-1, member-2, … member-10), whatever order their
+    replies finished in, so that what is built from their order depends on the run's seed alone."""
+    def seat(name: str) -> tuple[str, int]:
+        head, _, n = name.rpartition("-")
+        return (head, int(n)) if n.isdigit() else (name, 0)
+    return dict(sorted(entries.items(), key=lambda kv: seat(kv[0])))
+
+
 def peers(court: Court, me: str, previous: dict[str, Any], round_: int, title: str) -> list[tuple[str, Any]]:
     """The other members' entries of the previous round, each under ``title`` and a letter,
-    in an order of ``me``'s own fixed by the run's seed."""
-    others = [k for k in previous if k != me]
+    in an order of ``me``'s own fixed by the run's seed (shuffled from seat order, not from the
+    order the replies finished in)."""
+    others = [k for k in seated(previous) if k != me]
     court.rng(me, f"peers@{round_}").shuffle(others)
     return _lettered(others, previous, title)
 
@@ -181,7 +193,7 @@ def shared_peers(court: Court, me: str, previous: dict[str, Any], round_: int, t
     order the run's seed fixes for the whole round; and the letter of ``me``'s own. Every member
     reads the same list, so a prompt that puts it before anything member-specific shares its
     prefix, and a local model reads it once instead of once per member."""
-    order = list(previous)
+    order = list(seated(previous))
     court.rng("bench", f"peers@{round_}").shuffle(order)
     named = _lettered(order, previous, title)
     return named, (named[order.index(me)][0] if me in order else "")
@@ -196,7 +208,7 @@ def conformity(before: dict[str, str], after: dict[str, str], previous_majority:
     """Who changed between two rounds, and whether toward or away from ``previous_majority``
     (the earlier round's majority position); ``side`` names a position's side."""
     moves = []
-    for name, label in after.items():
+    for name, label in seated(after).items():
         old = before.get(name)
         if old is None or old == label:
             continue

@@ -373,7 +373,7 @@ class SamvadBench(Procedure):
                     moves.append({"round": round_, **moved})
                     stage.markdown = (f"**Changed:** {moved['changed']} ({moved['toward']} toward the previous majority, "
                                       f"{moved['away']} away)")
-            rounds.append(current)
+            rounds.append(deliberation.seated(current))
             if verdict:
                 flow["stopped"] = "consensus"
                 break

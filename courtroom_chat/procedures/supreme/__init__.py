@@ -315,7 +315,7 @@ class SupremeCourt(Procedure):
                     moves.append({"round": round_, **moved})
                     stage.markdown = (f"**Changed:** {moved['changed']} ({moved['toward']} toward the earlier majority, "
                                       f"{moved['away']} away)")
-            rounds.append({**previous, **current})  # a justice who failed this round keeps its last opinion
+            rounds.append(deliberation.seated({**previous, **current}))  # a justice who failed this round keeps its last opinion
             flow["rounds_held"] = round_
             tokens = deliberation.tokens_since(court, before_calls)
             left = p.rounds - round_
