@@ -299,10 +299,12 @@ class SamvadBench(Procedure):
                 out[role] = data
 
             await asyncio.gather(*(speak(role, title) for role, title in COUNSELS))
-            for role, _ in COUNSELS:  # checked in a fixed order, so citation numbers do not depend on timing
-                if role in out:
-                    out[role]["checked"] = self.check_citations(court, role, [Citation(**c) for c in out[role]["citations"]],
-                                                                " ".join([out[role]["argument"], *out[role]["points"]]))
+            # in a fixed order, not the order the counsels finished in: citation numbers, and the
+            # verified law the bench reads (listed as first cited), do not depend on timing
+            out = {role: out[role] for role, _ in COUNSELS if role in out}
+            for role, data in out.items():
+                data["checked"] = self.check_citations(court, role, [Citation(**c) for c in data["citations"]],
+                                                       " ".join([data["argument"], *data["points"]]))
             stage.state = present.checked_state([c for d in out.values() for c in d.get("checked", [])])
         return out
 
