@@ -6,6 +6,7 @@ ablation switch, and one-line errors. A small corpus is written per test from th
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -593,6 +594,37 @@ async def test_unverified_citations_are_marked_counted_and_kept_from_the_bench(t
     law = bench_prompt.split("THE LAW THE BENCH MAY RELY ON")[1].split("THE OTHER ADJUDICATORS")[0]
     assert "[IPC 378]" in law and "IPC 9999" not in law and "2 citations could not be verified" in law
     assert any(w.rule == "citation_unverified" for w in record.warnings)
+
+
+class ProsecutionLast(ScriptedBackend):
+    """The prosecution's argument finishes after the defense's, as a real backend's may."""
+
+    async def complete(self, request, on_text=None):
+        if request.agent == "prosecution":
+            await asyncio.sleep(0.05)
+        return await super().complete(request, on_text)
+
+
+async def test_the_law_the_bench_reads_lists_the_prosecutions_citations_first_whoever_finished_first(tmp_path):
+    script = {"prosecution": {"argument": "The CCTV and the locker prove that the accused took the phone dishonestly and "
+                                          "without consent, as the items P1 to P4 show.",
+                              "points": ["P3: the phone was in his locker"],
+                              "citations": [{"source": "IPC", "section": "411", "quote": ""}]},
+              "defense": {"argument": "The accused found the phone and meant to hand it in; nothing in the items P1 to "
+                                      "P4 shows a dishonest intention to keep it.",
+                          "points": ["P2: he was seen at the lost-property desk"],
+                          "citations": [{"source": "IPC", "section": "403", "quote": ""}]}}
+    settings = kb_settings(tmp_path)
+    laws = []
+    for backend in (ScriptedBackend(script=json.loads(json.dumps(script))),
+                    ProsecutionLast(script=json.loads(json.dumps(script)))):
+        await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, backends={"scripted": backend}).run()
+        finished = [agent for agent, *_ in backend.timeline if agent in ("prosecution", "defense")]
+        prompt = next(r.prompt for r in backend.calls if r.agent == "adjudicator-1")
+        laws.append((finished, prompt.split("THE LAW THE BENCH MAY RELY ON")[1].split("THE OTHER ADJUDICATORS")[0]))
+    (_, law), (finished, law_late) = laws  # (the judge's instructions cite neither section)
+    assert finished == ["defense", "prosecution"]
+    assert law == law_late and law.index("[IPC 411]") < law.index("[IPC 403]")  # as the prosecution cited it
 
 
 async def test_a_section_named_only_in_the_argument_text_is_checked_too(tmp_path):
