@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,3 +70,16 @@ def sigint_default() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def staggered(delay: Callable[[str], float], **options):
+    """A scripted backend whose replies finish in another order than they were asked, as a real
+    backend's may: each call waits ``delay(agent)`` seconds first."""
+    from courtroom_chat.backends.scripted import ScriptedBackend
+
+    class Staggered(ScriptedBackend):
+        async def complete(self, request, on_text=None):
+            await asyncio.sleep(delay(request.agent))
+            return await super().complete(request, on_text)
+
+    return Staggered(**options)

@@ -6,7 +6,6 @@ ablation switch, and one-line errors. A small corpus is written per test from th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -30,7 +29,7 @@ from courtroom_chat.kb import KnowledgeBase, Provision, chunk, default_corpus, r
 from courtroom_chat.procedures.samvad.cases import bench_case
 from courtroom_chat.procedures.samvad.rules import consensus, elements_of, grounding, meaningful, needed
 from courtroom_chat.store import RunStore
-from tests.conftest import CASES, SHARED_DATA, needs_shared
+from tests.conftest import CASES, SHARED_DATA, needs_shared, staggered
 
 INDIA_LAW = SHARED_DATA / "india_law"
 # The bench's knowledge base, and the small corpora these tests build, are the shared Indian statutes.
@@ -596,15 +595,6 @@ async def test_unverified_citations_are_marked_counted_and_kept_from_the_bench(t
     assert any(w.rule == "citation_unverified" for w in record.warnings)
 
 
-class ProsecutionLast(ScriptedBackend):
-    """The prosecution's argument finishes after the defense's, as a real backend's may."""
-
-    async def complete(self, request, on_text=None):
-        if request.agent == "prosecution":
-            await asyncio.sleep(0.05)
-        return await super().complete(request, on_text)
-
-
 async def test_the_law_the_bench_reads_lists_the_prosecutions_citations_first_whoever_finished_first(tmp_path):
     script = {"prosecution": {"argument": "The CCTV and the locker prove that the accused took the phone dishonestly and "
                                           "without consent, as the items P1 to P4 show.",
@@ -617,7 +607,8 @@ async def test_the_law_the_bench_reads_lists_the_prosecutions_citations_first_wh
     settings = kb_settings(tmp_path)
     laws = []
     for backend in (ScriptedBackend(script=json.loads(json.dumps(script))),
-                    ProsecutionLast(script=json.loads(json.dumps(script)))):
+                    staggered(lambda agent: 0.05 if agent == "prosecution" else 0,
+                              script=json.loads(json.dumps(script)))):
         await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, backends={"scripted": backend}).run()
         finished = [agent for agent, *_ in backend.timeline if agent in ("prosecution", "defense")]
         prompt = next(r.prompt for r in backend.calls if r.agent == "adjudicator-1")

@@ -3,7 +3,6 @@ verdict document, conformity between rounds, and the throttle measured from the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -17,8 +16,9 @@ from courtroom_chat.config import Settings
 from courtroom_chat.engine import Trial
 from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.frontends.cli import app
+from courtroom_chat.procedures.deliberation import seated
 from courtroom_chat.procedures.supreme.rules import STANDARDS, conformity, jury_needed, jury_verdict
-from tests.conftest import CASES, SHARED_DATA, needs_shared
+from tests.conftest import CASES, SHARED_DATA, needs_shared, staggered
 
 NASLAB = SHARED_DATA / "trial_transcripts" / "naslab_jury_scenario1.txt"
 naslab = needs_shared("trial_transcripts", "naslab_jury_scenario1.txt")
@@ -238,16 +238,6 @@ async def test_a_shared_peer_order_gives_every_justice_the_same_digest_and_names
     assert record.outputs["verdict"]["conformity"]["changed"] == 4
 
 
-class LastSeatFirst(ScriptedBackend):
-    """Replies from higher seats finish sooner, as a real backend's may, so round 1 finishes out
-    of seat order."""
-
-    async def complete(self, request, on_text=None):
-        n = int(request.agent.rpartition("-")[2]) if request.agent.startswith("justice-") else 0
-        await asyncio.sleep((10 - n) * 0.004 if n else 0)
-        return await super().complete(request, on_text)
-
-
 @pytest.mark.parametrize("peer_order", ["own", "shared"])
 async def test_the_conference_order_depends_on_the_seed_not_on_which_reply_finished_first(peer_order):
     """Peers are shuffled from seat order: replies finishing in another order give the same
@@ -255,8 +245,11 @@ async def test_the_conference_order_depends_on_the_seed_not_on_which_reply_finis
     script = {f"justice-{n}": [opinion("guilty" if n <= 4 else "not guilty", 0.6 + n / 100), held("not guilty")]
               for n in range(1, 10)}
     runs = []
+    def later_seats_sooner(agent: str) -> float:
+        return (10 - int(agent[8:])) * 0.004 if agent.startswith("justice-") else 0
+
     for backend in (ScriptedBackend(script=json.loads(json.dumps(script))),
-                    LastSeatFirst(script=json.loads(json.dumps(script)))):
+                    staggered(later_seats_sooner, script=json.loads(json.dumps(script)))):
         record = await Trial(load_case(CASES / "burglary.json"), settings(peer_order=peer_order), store=None, seed=5,
                              backends={"scripted": backend}).run()
         finished = [agent for agent, *_ in backend.timeline if agent.startswith("justice-")][:9]  # as they finished
@@ -266,7 +259,6 @@ async def test_the_conference_order_depends_on_the_seed_not_on_which_reply_finis
     assert len(plain) == 9 and plain == late
     assert moved == moved_late and [m["justice"].split(" (")[0] for m in moved["rounds"][0]["moves"]] == \
         [f"Justice {n}" for n in range(1, 5)]  # kept in seat order
-    from courtroom_chat.procedures.deliberation import seated
     assert list(seated({"justice-10": 0, "justice-2": 0, "justice-1": 0})) == ["justice-1", "justice-2", "justice-10"]
 
 
