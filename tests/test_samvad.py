@@ -6,6 +6,7 @@ ablation switch, and one-line errors. A small corpus is written per test from th
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -606,9 +607,9 @@ async def test_the_law_the_bench_reads_lists_the_prosecutions_citations_first_wh
                           "citations": [{"source": "IPC", "section": "403", "quote": ""}]}}
     settings = kb_settings(tmp_path)
     laws = []
-    for backend in (ScriptedBackend(script=json.loads(json.dumps(script))),
+    for backend in (ScriptedBackend(script=copy.deepcopy(script)),
                     staggered(lambda agent: 0.05 if agent == "prosecution" else 0,
-                              script=json.loads(json.dumps(script)))):
+                              script=copy.deepcopy(script))):
         await Trial(load_case(CASES / "samvad-theft.json"), settings, store=None, backends={"scripted": backend}).run()
         finished = [agent for agent, *_ in backend.timeline if agent in ("prosecution", "defense")]
         prompt = next(r.prompt for r in backend.calls if r.agent == "adjudicator-1")

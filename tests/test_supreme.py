@@ -3,6 +3,7 @@ verdict document, conformity between rounds, and the throttle measured from the 
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -248,8 +249,8 @@ async def test_the_conference_order_depends_on_the_seed_not_on_which_reply_finis
     def later_seats_sooner(agent: str) -> float:
         return (10 - int(agent[8:])) * 0.004 if agent.startswith("justice-") else 0
 
-    for backend in (ScriptedBackend(script=json.loads(json.dumps(script))),
-                    staggered(later_seats_sooner, script=json.loads(json.dumps(script)))):
+    for backend in (ScriptedBackend(script=copy.deepcopy(script)),
+                    staggered(later_seats_sooner, script=copy.deepcopy(script))):
         record = await Trial(load_case(CASES / "burglary.json"), settings(peer_order=peer_order), store=None, seed=5,
                              backends={"scripted": backend}).run()
         finished = [agent for agent, *_ in backend.timeline if agent.startswith("justice-")][:9]  # as they finished

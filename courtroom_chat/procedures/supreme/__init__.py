@@ -624,7 +624,7 @@ class SupremeCourt(Procedure):
         decision = majority(votes, standard)
         counts = Counter(votes.values())
         split = f"{counts[decision]}–{len(votes) - counts[decision]}"
-        seats = sorted(final, key=lambda k: int(k.rpartition("-")[2]))
+        seats = list(deliberation.seated(final))
         majority_seats = [k for k in seats if votes[k] == decision]
         # both_orders: an opinion whose verdict followed the order argues for whichever verdict it
         # was offered first, so it cannot speak for the court; with none that held, no one does
