@@ -75,6 +75,21 @@ async def test_an_english_trial_holds_every_stage_in_order_and_ends_in_a_typed_j
     assert [e.round for e in debate] == [1, 2]  # one round of the stage per debate focus
 
 
+async def test_asked_the_other_way_a_conviction_answers_no_and_the_mirror_agrees():
+    """"Is X not guilty …?" (what --mirror asks): a conviction is No to it. It was Yes to both, so
+    the mirror of every conviction read "Yes to both: it leans toward Yes" where the two agreed."""
+    case = load_case(ENGLISH)
+    asked = case.model_copy(update={"question": "Is Daniel Reyes not guilty of burglary, and what sentence should the "
+                                                "court impose?"})
+    record, _ = await trial(asked)
+    assert record.outputs["judgment"]["charges"] == ["burglary"]
+    assert record.outcome.polarity == "no" and record.outcome.answer.startswith("Daniel Reyes: guilty of burglary")
+    straight, _ = await trial(case)
+    assert straight.outcome.polarity == "yes"
+    mirrored = await Trial(case, settings(), store=None, procedure="criminal", mirror=True).run()
+    assert mirrored.outcome.data["mirror"]["kind"] == "agree"
+
+
 @needs_data
 async def test_a_chinese_trial_from_the_judgment_prediction_data():
     record, events = await trial(load_case(LJP / "cases" / "10.json"))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ... import prompts
+from ...motion import answers, asks_against
 from ...records import Outcome, RunRecord
 from ..base import Procedure, Role, case_block
 from . import cases, dataset, present  # noqa: F401 - importing dataset registers simcourt_ljp with the evaluation
@@ -105,7 +106,10 @@ class CriminalTrial(Procedure):
         lang, name = session.lang, session.dossier.name()
         court.conclude(Outcome(
             answer=present.verdict_line(name, judgment, lang), label=charge_key(judgment.charges, session.zh),
-            polarity="yes" if judgment.charges else "no", decided_by="the presiding judge",
+            # a conviction is Yes to "Is X guilty …?" and No to "Is X not guilty …?" (the mirror asks that)
+            polarity=answers("guilty" if judgment.charges else "not guilty", "guilty", ("guilty", "not guilty"),
+                             asks_against(court.case.question, "guilty")),
+            decided_by="the presiding judge",
             markdown=present.judgment_markdown(judgment, lang),
             data={"judgment": judgment.model_dump(mode="json"), "turns": len(session.record),
                   "spoken": sum(session.spoken.values()), "language": lang},
