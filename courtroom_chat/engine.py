@@ -23,7 +23,7 @@ from .config import ModelSpec, Settings, load_settings
 from .court import Court
 from .errors import BudgetExceeded, CaseError, CourtroomError, InputError
 from .events import BudgetStopped, Event, RunFinished, RunStarted, TextDelta
-from .motion import motion_for
+from .motion import MotionError, motion_for
 from .procedures import get as get_procedure
 from .records import CallRecord, RunRecord, now
 from .store import RunStore, new_run_id
@@ -59,9 +59,8 @@ class Trial:
         case = self.procedure.take(case, self.params)
         self.asked = asked if case.question != asked else ""  # tried reworded ("Design A or B?")
         self.procedure.check_case(case)  # a question it cannot try ("Design A or B?") fails here
-        if mirror and not motion_for(case.question).mirror_question:
-            raise CaseError(f"--mirror: no rule negates the question “{case.question}”; ask it as 'Should I …?', "
-                            f"'Is it worth …?', 'Can we …?' or run without --mirror")
+        if mirror and (why := self.unmirrored(case.question)):
+            raise CaseError(why)
         self.dry_run = dry_run
         if store is True:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
@@ -117,6 +116,18 @@ class Trial:
         while self._pending:
             pending, self._pending = self._pending, []
             await asyncio.gather(*pending, return_exceptions=False)
+
+    def unmirrored(self, question: str) -> str:
+        """Why ``--mirror`` cannot turn ``question`` around under this procedure, in one line, or ""."""
+        try:
+            if motion_for(question).mirror_question:
+                return ""
+        except MotionError:  # labels or options to choose among ("Which emotion …: joy or anger?")
+            return (f"--mirror turns a yes/no question around, and “{question}” offers a choice of labels or "
+                    f"options: run it without --mirror")
+        shape = ("about one charge or claim at a time, as “Is Tom Reed guilty of burglary?”" if self.procedure.tries
+                 else "as 'Should I …?', 'Is it worth …?', 'Can we …?'")
+        return f"--mirror: no rule negates the question “{question}”; ask it {shape}, or run without --mirror"
 
     async def run(self, on_event: EventHandler | None = None) -> RunRecord:
         """Run the trial to its end and return the record; raise on failure (record saved)."""

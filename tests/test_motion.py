@@ -503,13 +503,31 @@ def test_a_choice_the_rules_cannot_split_is_refused_before_the_trial_starts(scri
         Trial(new_case("Should we use React, Vue or Svelte?"), scripted_settings, store=None)
 
 
-def test_a_mirror_needs_a_question_a_rule_can_negate(scripted_settings):
-    from courtroom_chat.case import new_case
+def test_a_mirror_needs_a_question_a_rule_can_negate(scripted_settings, tmp_path, runs_dir):
+    from courtroom_chat.case import load_case, new_case
     from courtroom_chat.engine import Trial
     from courtroom_chat.errors import CaseError
+    from tests.conftest import CASES
 
-    with pytest.raises(CaseError, match="--mirror: no rule negates"):
+    with pytest.raises(CaseError, match="--mirror: no rule negates.*ask it as 'Should I …\\?'"):
         Trial(new_case("Frobnicate the quux for ACME 9?"), scripted_settings, store=None, mirror=True)
+    # a court of law is asked about one charge, not told to ask "Should I …?", which it refuses
+    with pytest.raises(CaseError, match="no rule negates.*about one charge or claim at a time, as “Is Tom Reed guilty"):
+        Trial(load_case(CASES / "criminal-burglary.json").model_copy(
+            update={"question": "Is Daniel Reyes guilty of burglary; of theft?"}), scripted_settings, store=None,
+            mirror=True)
+    # labels to choose among are not a yes/no question: the decision court's "ask about one option" is not the advice
+    from typer.testing import CliRunner
+
+    from courtroom_chat.frontends.cli import app
+
+    text = tmp_path / "text.txt"
+    text.write_text("What a day, everything went right!\n")
+    result = CliRunner().invoke(app, ["run", "Which emotion does the text express: joy or anger?", str(text), "-p",
+                                      "classification", "--mirror", "-b", "scripted"])
+    assert result.exit_code == 2 and result.output.strip() == (
+        "error: --mirror turns a yes/no question around, and “Which emotion does the text express: joy or anger?” "
+        "offers a choice of labels or options: run it without --mirror")
 
 
 def test_a_courts_label_reads_as_what_it_means_for_the_question():
