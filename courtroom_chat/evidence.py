@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from . import sentences
 from .case import Document
 
 _SINGLE = "\u2018\u2019\u201a\u201b\u2032\u2035\u0060\u00b4"
@@ -222,7 +223,7 @@ def quote_choices(documents: list[Document], *, question: str = "", limit: int =
                     continue  # diff machinery, not evidence
                 if text[:1] in "+-":
                     text = text[1:].strip()
-            pieces = [text] if len(text) <= max_chars else re.split(r"(?<=[.;!?])\s+", text)
+            pieces = [text] if len(text) <= max_chars else sentences.split(text)
             for piece in pieces:
                 piece = piece.strip()
                 if len(piece) < min_chars or len(piece) > max_chars or piece in seen:

@@ -76,6 +76,7 @@ from typing import Literal
 from .case import Document
 from .evidence import Location, normalise
 from .evidence import _location as location_of
+from .sentences import ends_sentence
 
 FlagKind = Literal["instruction", "steering", "hidden"]
 
@@ -473,7 +474,6 @@ _LOG_LINE = re.compile(r"\s*(?:\d{4}-\d\d-\d\d|\d\d:\d\d|\[?(?:INFO|WARN|WARNING
 _DIFF_META = re.compile(r"(?:diff --git|index |\+\+\+ |--- |@@ )")
 _COMMENT_MARK = re.compile(r"\s*(?:#+|//+|/\*+|\*+/?|--|<!--|;+|%+|\"\"\"|''')?\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|Mr|Ms|Mrs|Dr|No|Fig|approx|cf)\.|\b[A-Z]\.)$")
 
 
 @dataclass
@@ -528,7 +528,7 @@ def _sentences(doc: Document, segment: _Unit) -> list[_Unit]:
     out: list[_Unit] = []
     begin = 0
     for m in _SENTENCE_END.finditer(text):
-        if _ABBREVIATION.search(text[: m.start()].rstrip("\"'”’)]")):
+        if not ends_sentence(text[:m.start()], text[m.end():]):
             continue
         out.append(_Unit(segment.start + begin, segment.start + m.start(), segment.paragraph, False))
         begin = m.end()

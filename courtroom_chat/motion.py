@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import CaseError
+from .sentences import ends_sentence
 
 Polarity = Literal["yes", "no", "undecided"]
 
@@ -586,17 +587,13 @@ def is_chinese(text: str) -> bool:
     return len(re.findall(r"[\u4e00-\u9fff]", text)) >= max(2, len(text.replace(" ", "")) // 4)
 
 
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "etc", "no", "inc", "ltd", "co", "jr", "sr"}
-
-
 def _sentences(question: str) -> list[str]:
     """The question's sentences. Abbreviations and initials ("Mr. Hollis", "J. Smith") end none,
     and neither does a stop inside quotes or brackets."""
     q = re.sub(r"\s+", " ", question).strip()
     masked = re.sub(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|\([^()]*\)", lambda m: "x" * len(m.group(0)), q)  # no cut inside quotes
     cuts = [m.end() for m in re.finditer(r"[.!?;:](?:[\"'’”)\]])?\s+(?=\S)", masked)
-            if not re.search(r"(?:^|\s)(?:[A-Za-z]|" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r")[.]$",
-                             q[:m.start() + 1], re.IGNORECASE)]
+            if ends_sentence(q[:m.start() + 1], q[m.end():])]
     bounds = [0, *cuts, len(q)]
     return [q[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
 

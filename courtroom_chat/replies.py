@@ -15,6 +15,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from .sentences import ends_sentence
+
 T = TypeVar("T", bound=BaseModel)
 
 
@@ -82,7 +84,7 @@ def at_last_sentence(text: str) -> str:
     the indictment, it copied the indictment's facts to 400 tokens, and to 600 when asked again,
     and the whole trial failed on its third turn."""
     s = text.rstrip()
-    ends = [m.end() for m in re.finditer(r"[。！？]|[.!?](?=\s)", s)]
+    ends = [m.end() for m in re.finditer(r"[。！？]|[.!?](?=\s)", s) if ends_sentence(s[:m.end()], s[m.end():])]
     for end in reversed(ends[-8:]):  # the last few: one inside the open string closes it
         if body := _closed(s[:end]):
             return body
@@ -199,9 +201,10 @@ def shorten(text: str, limit: int) -> str:
 
 def unfinished(text: str) -> bool:
     """True when prose stops mid-sentence: it does not end with . ! ? or …, with any closing
-    quote or bracket after. A field cut at its length limit always does."""
+    quote or bracket after, or it ends at an abbreviation ("… than other methods, e.g.").
+    A field cut at its length limit always does."""
     t = text.strip()
-    return bool(t) and not _SENTENCE_END.search(t)
+    return bool(t) and not (_SENTENCE_END.search(t) and ends_sentence(t))
 
 
 def finished(text: str) -> str:
@@ -210,7 +213,7 @@ def finished(text: str) -> str:
     t = text.strip()
     if not unfinished(t):
         return t
-    ends = [m.end() for m in re.finditer(_END + r"(?=\s)", t)]
+    ends = [m.end() for m in re.finditer(_END + r"(?=\s)", t) if ends_sentence(t[:m.end()], t[m.end():])]
     if ends:
         return t[:ends[-1]]
     head = t.rsplit(None, 1)[0] if " " in t else t

@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any
 
+from ... import sentences
 from ...case import Case
 from ...errors import CaseError
 from .wire import norm_label
@@ -108,7 +109,7 @@ def passages(documents: list[Any], *, limit: int = 400, max_chars: int = 240) ->
     out: list[str] = []
     for doc in documents:
         for line in doc.text.split("\n"):
-            for piece in re.split(r"(?<=[.!?;])\s+", line.strip()):
+            for piece in sentences.split(line.strip()):
                 piece = piece.strip()
                 if len(re.findall(r"\w+", piece)) >= 3 and len(piece) <= max_chars and piece not in out:
                     out.append(piece)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...sentences import split as split_sentences
 from .cases import Dossier
 
-_SENTENCES = re.compile(r"[^。！？.!?\n]+[。！？.!?]?")
+_SENTENCE_GAP = re.compile(r"(?<=[。！？])\s*|(?<=[.!?])\s+")
 _ZH_CHARGES = (re.compile(r"涉嫌(?:犯)?([\u4e00-\u9fff]{2,10}?罪)"), re.compile(r"构成([\u4e00-\u9fff]{2,10}?罪)"),
                re.compile(r"犯([\u4e00-\u9fff]{2,10}?罪)"))
 _EN_CHARGE = re.compile(r"(?i)charge[sd]?\b[^.]{0,60}? with (?:the offence of )?([a-z][a-z ]{2,40}?)(?= under| contrary|[,.;])")
@@ -18,7 +19,8 @@ _EN_CHARGE = re.compile(r"(?i)charge[sd]?\b[^.]{0,60}? with (?:the offence of )?
 
 def sentences(text: str) -> list[str]:
     """The sentences of a text worth quoting (masked recommendations and headings left out)."""
-    return [s.strip() for s in _SENTENCES.findall(text) if len(s.strip()) > 12 and "XX" not in s and "：" != s.strip()[-1]]
+    pieces = [s for line in text.split("\n") for s in split_sentences(line, _SENTENCE_GAP)]
+    return [s.strip() for s in pieces if len(s.strip()) > 12 and "XX" not in s and "：" != s.strip()[-1]]
 
 
 def charge_of(dossier: Dossier) -> str:

@@ -12,9 +12,9 @@ its answer and confidences in ``answer``, how it reads in ``present``, its recor
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any
 
+from ... import sentences
 from ...backends.base import ModelRequest
 from ...case import Case
 from ...court import Agent, Court
@@ -616,7 +616,7 @@ class DecisionCourt(Briefs, Procedure):
         lines = []
         for j in jury.jurors:
             if j.status == "voted":
-                first = re.split(r"(?<=[.!?])\s", j.reasoning.strip(), maxsplit=1)[0]
+                first = sentences.split(j.reasoning.strip(), sentences.FULL_STOPS)[0]
                 label = present.VOTE_LABEL[j.vote]
                 lines.append(f"- Juror {j.number} ({label}): {present.shorten(first, 90)}")
         return "\n".join(lines)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ... import sentences
 from ...evidence import EvidenceIndex
 from ...motion import action_verb
 from ...replies import shorten, unfinished_problems
@@ -163,7 +164,7 @@ def argues_against(text: str, verb: str, decision: str) -> str:
         clause = re.split(r"[,;:]", before)[-1]
         return bool(re.search(r"\b(?:not|n't|no|never|nor|whether|if|unclear|uncertain|difficult|hard)\b", clause))
 
-    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+    for sentence in sentences.split(text.strip(), sentences.FULL_STOPS):
         if _SAID_BY.search(sentence):
             continue
         low = sentence.lower()
