@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import re
 
-# Never the end of a sentence: titles, "for example", references and single capital initials.
-_NEVER = re.compile(r"(?:^|[^\w.])(?:(?i:e\.g|i\.e|cf|vs|viz|approx|resp|mr|mrs|ms|dr|prof|st|fig|figs|eq|eqs|sec|"
-                    r"ref|refs|vol)|[A-Z])\.$")
+# Never the end of a sentence: titles, "for example", references ("Mr. Gomez", "e.g. BLEU").
+_NEVER = re.compile(r"(?:^|[^\w.])(?i:e\.g|i\.e|cf|vs|viz|approx|resp|mr|mrs|ms|dr|prof|fig|figs|eq|eqs|sec|ref|refs|"
+                    r"vol)\.$")
+# Not the end of a sentence when text follows: a capital initial ("J. Smith"); at the end of the
+# text it is one ("… so we choose Design B.").
+_INITIAL = re.compile(r"(?:^|[^\w.])(?:[A-Z]|(?i:st))\.$")
 # The end of a sentence only before a capital letter ("at 2 a.m. The police …"): words that
 # often end one ("… and so on, etc.").
 _MAYBE = re.compile(r"(?:^|[^\w.])(?i:etc|al|a\.m|p\.m|inc|ltd|co|corp|jr|sr|u\.s|u\.k)\.$")
@@ -34,8 +37,10 @@ def ends_sentence(before: str, after: str = "") -> bool:
     if _NEVER.search(text):
         return False
     nxt = after.lstrip()[:1]
-    if not nxt:  # the end of the text: "… and so on, etc."
+    if not nxt:  # the end of the text: "… and so on, etc.", "… Design B."
         return True
+    if _INITIAL.search(text):
+        return False
     if _MAYBE.search(text):
         return nxt.isupper()
     if _NUMBERED.search(text):

@@ -49,6 +49,8 @@ def test_a_long_line_offers_whole_sentences_as_quotable_passages():
 def test_prose_cut_at_an_abbreviation_is_unfinished_and_ends_at_a_whole_sentence():
     assert unfinished("It is limited to other benchmark methods, e.g.")
     assert not unfinished("It covers tables, chairs, etc.") and not unfinished("He left at 3 a.m.")
+    assert not unfinished("Both are close, so we choose Design B.")  # an initial ends the text, not a title
+    assert unfinished("It was reviewed by Dr.")
     assert finished("The tests pass. The reviewers, e.g. Dr. Lee and Mr. Park, approved it and the") == "The tests pass."
     cut = '{"reasoning": "The tests pass. Two reviewers, e.g. Dr. Lee and Mr. Park, approved it and'
     assert at_last_sentence(cut) == '{"reasoning": "The tests pass."}'
