@@ -17,9 +17,9 @@ import re
 # Never the end of a sentence: titles, "for example", references ("Mr. Gomez", "e.g. BLEU").
 _NEVER = re.compile(r"(?:^|[^\w.])(?i:e\.g|i\.e|cf|vs|viz|approx|resp|mr|mrs|ms|dr|prof|fig|figs|eq|eqs|sec|ref|refs|"
                     r"vol)\.$")
-# Not the end of a sentence when text follows: a capital initial ("J. Smith"); at the end of the
-# text it is one ("… so we choose Design B.").
-_INITIAL = re.compile(r"(?:^|[^\w.])(?:[A-Z]|(?i:st))\.$")
+# Not the end of a sentence when text follows: an initial or a one-letter abbreviation ("J.
+# Smith", "v. 2", "St. Louis"); at the end of the text it is one ("… so we choose Design B.").
+_INITIAL = re.compile(r"(?:^|[^\w.])(?:[A-Za-z]|(?i:st))\.$")
 # The end of a sentence only before a capital letter ("at 2 a.m. The police …"): words that
 # often end one ("… and so on, etc.").
 _MAYBE = re.compile(r"(?:^|[^\w.])(?i:etc|al|a\.m|p\.m|inc|ltd|co|corp|jr|sr|u\.s|u\.k)\.$")

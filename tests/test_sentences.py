@@ -36,6 +36,13 @@ def test_abbreviations_and_initials_end_no_sentence(text, pieces):
     assert sentences.split(text) == pieces
 
 
+def test_a_question_is_not_cut_at_a_one_letter_abbreviation():
+    from courtroom_chat.motion import motion_for
+
+    assert motion_for("Should we ship v. 2 of the app now?").yes == "ship v. 2 of the app now"
+    assert motion_for("Should we hire J. Smith?").yes == "hire J. Smith"
+
+
 def test_a_long_line_offers_whole_sentences_as_quotable_passages():
     line = ("The proposed procedure works in principle and the boosting formulation produces better results than "
             "individual weak learners and better results than e.g. bagging on four of the five data sets. "
