@@ -76,7 +76,7 @@ from typing import Literal
 from .case import Document
 from .evidence import Location, normalise
 from .evidence import _location as location_of
-from .sentences import ends_sentence
+from .sentences import ends_at
 
 FlagKind = Literal["instruction", "steering", "hidden"]
 
@@ -528,7 +528,7 @@ def _sentences(doc: Document, segment: _Unit) -> list[_Unit]:
     out: list[_Unit] = []
     begin = 0
     for m in _SENTENCE_END.finditer(text):
-        if not ends_sentence(text[:m.start()], text[m.end():]):
+        if not ends_at(text, m.start(), m.end()):
             continue
         out.append(_Unit(segment.start + begin, segment.start + m.start(), segment.paragraph, False))
         begin = m.end()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import CaseError
-from .sentences import ends_sentence
+from .sentences import ends_at
 
 Polarity = Literal["yes", "no", "undecided"]
 
@@ -593,7 +593,7 @@ def _sentences(question: str) -> list[str]:
     q = re.sub(r"\s+", " ", question).strip()
     masked = re.sub(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|\([^()]*\)", lambda m: "x" * len(m.group(0)), q)  # no cut inside quotes
     cuts = [m.end() for m in re.finditer(r"[.!?;:](?:[\"'’”)\]])?\s+(?=\S)", masked)
-            if ends_sentence(q[:m.start() + 1], q[m.end():])]
+            if ends_at(q, m.start() + 1, m.end())]
     bounds = [0, *cuts, len(q)]
     return [q[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from .sentences import ends_sentence
+from .sentences import ends_at
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -84,7 +84,7 @@ def at_last_sentence(text: str) -> str:
     the indictment, it copied the indictment's facts to 400 tokens, and to 600 when asked again,
     and the whole trial failed on its third turn."""
     s = text.rstrip()
-    ends = [m.end() for m in re.finditer(r"[。！？]|[.!?](?=\s)", s) if ends_sentence(s[:m.end()], s[m.end():])]
+    ends = [m.end() for m in re.finditer(r"[。！？]|[.!?](?=\s)", s) if ends_at(s, m.end(), m.end())]
     for end in reversed(ends[-8:]):  # the last few: one inside the open string closes it
         if body := _closed(s[:end]):
             return body
@@ -204,7 +204,7 @@ def unfinished(text: str) -> bool:
     quote or bracket after, or it ends at an abbreviation ("… than other methods, e.g.").
     A field cut at its length limit always does."""
     t = text.strip()
-    return bool(t) and not (_SENTENCE_END.search(t) and ends_sentence(t))
+    return bool(t) and not (_SENTENCE_END.search(t) and ends_at(t, len(t)))
 
 
 def finished(text: str) -> str:
@@ -213,7 +213,7 @@ def finished(text: str) -> str:
     t = text.strip()
     if not unfinished(t):
         return t
-    ends = [m.end() for m in re.finditer(_END + r"(?=\s)", t) if ends_sentence(t[:m.end()], t[m.end():])]
+    ends = [m.end() for m in re.finditer(_END + r"(?=\s)", t) if ends_at(t, m.end(), m.end())]
     if ends:
         return t[:ends[-1]]
     head = t.rsplit(None, 1)[0] if " " in t else t
