@@ -31,6 +31,12 @@ ABBREVIATED = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|Mr|Ms|Mrs|Dr|No|Fig|approx|c
 NEW_SPLIT = sentences.split
 
 
+def exhibits(record: dict) -> tuple[int, int]:
+    """A trial's exhibits filed, and how many of them end at an abbreviation."""
+    quotes = [e["source_quote"] for e in (record["outputs"].get("prosecutor") or {}).get("exhibits") or []]
+    return len(quotes), sum(bool(ABBREVIATED.search(q.strip())) for q in quotes)
+
+
 def old_split(text: str, gap: object = None) -> list[str]:
     return re.split(r"(?<=[.;!?])\s+", text)
 
@@ -61,9 +67,8 @@ def main() -> None:
             record = json.loads(Path(path).read_text())
             if record.get("procedure") != "decision":
                 continue
-            quotes = [e["source_quote"] for e in (record["outputs"].get("prosecutor") or {}).get("exhibits") or []]
-            ends = sum(bool(ABBREVIATED.search(q.strip())) for q in quotes)
-            trials, filed, cut, hit = trials + 1, filed + len(quotes), cut + ends, hit + bool(ends)
+            n, ends = exhibits(record)
+            trials, filed, cut, hit = trials + 1, filed + n, cut + ends, hit + bool(ends)
         print(f"{folder}: {trials} decision trials, {filed} exhibits, {cut} ending at an abbreviation, in {hit} trials")
     before = court_rows(args.before)
     after = court_rows(glob.glob(f"{args.runs}/evals/*/results.jsonl")[0])
@@ -77,12 +82,11 @@ def main() -> None:
         docs = items[item].case.context
         changed = passages(docs, old_split) != passages(docs, NEW_SPLIT)
         record = json.loads(Path(args.runs, f"{a['run_id']}.json").read_text())
-        quotes = [e["source_quote"] for e in (record["outputs"].get("prosecutor") or {}).get("exhibits") or []]
-        ends = sum(bool(ABBREVIATED.search(q.strip())) for q in quotes)
-        filed, cut = filed + len(quotes), cut + ends
+        n, ends = exhibits(record)
+        filed, cut = filed + n, cut + ends
         split_b = (b or {}).get("details", {}).get("split", "")
         print(f"| {item} | {a['gold']} | {'yes' if changed else 'no'} | {b['predicted'] if b else '-'} ({split_b}) "
-              f"| {a['predicted']} ({a['details'].get('split', '')}) | {ends} of {len(quotes)} |")
+              f"| {a['predicted']} ({a['details'].get('split', '')}) | {ends} of {n} |")
         if b:
             same[changed][0] += b["predicted"] == a["predicted"]
             same[changed][1] += 1
