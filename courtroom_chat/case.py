@@ -360,6 +360,66 @@ def _case_error(source: str, message: str) -> CaseError:
     return CaseError(f"{source}: {message}")
 
 
+_INLINE_FIELDS = ("name", "text")
+_INLINE_HINT = '{"name": "notes.txt", "text": "..."}'
+
+
+def context_documents(raw: Any, base: Path, limits: Limits | None = None) -> list[Document]:
+    """A case file's or a dataset line's ``context``, in the order written: file paths relative
+    to ``base`` (folders and globs expand to their files), or a document written in place as
+    ``{"name": "memo.txt", "text": "..."}`` (name optional). Anything else is one ``CaseError``."""
+    if isinstance(raw, (str, dict)):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise CaseError(f"'context' must be a list of file paths, or of documents written as {_INLINE_HINT}")
+    entries = [_path_entry(entry, number, base) if isinstance(entry, str) else _inline_document(entry, number, limits)
+               for number, entry in enumerate(raw, 1)]  # every entry's shape checked before any file is read
+    documents: list[Document] = []
+    paths: list[str] = []
+    for entry in entries:
+        if isinstance(entry, str):
+            paths.append(entry)
+            continue
+        documents += load_documents(paths, base, limits)
+        paths = []
+        documents.append(entry)
+    return documents + load_documents(paths, base, limits)
+
+
+def _path_entry(entry: str, number: int, base: Path) -> str:
+    """``entry`` as a path, unless it is plainly the evidence's text put where a path goes."""
+    try:
+        exists = (base / Path(entry).expanduser()).exists()
+    except (OSError, ValueError):  # a name too long for a path, or holding a NUL
+        exists = False
+    if len(entry.split()) >= 3 and not any(ch in entry for ch in "*?[") and not exists:
+        shown = entry if len(entry) <= 40 else entry[:40] + "…"
+        raise CaseError(f"context entry {number} is not a file: {shown!r}; context lists file paths, "
+                        f"and the evidence's text itself goes in as {_INLINE_HINT}")
+    return entry
+
+
+def _inline_document(entry: Any, number: int, limits: Limits | None) -> Document:
+    """Context entry ``number`` written in place: ``{"name": ..., "text": ...}``."""
+    what = f"context entry {number}"
+    if not isinstance(entry, dict):
+        shape = {bool: "true or false", int: "a number", float: "a number", list: "a list"}.get(type(entry), "null")
+        raise CaseError(f"{what} is {shape}; give a file path, or {_INLINE_HINT}")
+    unknown = sorted(set(entry) - set(_INLINE_FIELDS))
+    if unknown:
+        raise CaseError(f"{what}: unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                        f"a document written in place is {_INLINE_HINT}")
+    text, name = entry.get("text"), entry.get("name") or f"inline-{number}.txt"
+    if not isinstance(text, str) or not isinstance(name, str):
+        raise CaseError(f"{what}: 'text' and 'name' must be strings, as in {_INLINE_HINT}")
+    if not text.strip():
+        raise CaseError(f"{what} ({name}) is empty; give the document's text")
+    if unstorable(text):
+        raise CaseError(f"{what} ({name}) {_NOT_UTF8}")
+    document = pasted_document(text, limits=limits)
+    return document.model_copy(update={"name": displayable(name), "kind": kind_of(name) or "pasted"})
+
+
 def listed_paths(path: str | os.PathLike[str]) -> list[Path]:
     """The files a case file's ``context`` lists, resolved against the case file (patterns and
     folders as written): what ``run -o`` must never write over. A file that is no readable case
@@ -441,21 +501,10 @@ def load_case(
     if not q.strip():
         raise CaseError("the question is empty; ask a yes/no question such as 'Should I merge this PR?'")
     typed_text(q, "the question")
-    raw_context = data.get("context", [])
-    if isinstance(raw_context, str):
-        raw_context = [raw_context]
-    if not isinstance(raw_context, list):
-        raise _case_error(source or "case", "'context' must be a list of file paths")
-    documents: list[Document] = []
-    paths: list[str] = []
-    for entry in raw_context:
-        if isinstance(entry, dict):  # inline document: {"name": ..., "text": ...}
-            if not isinstance(entry.get("text"), str) or not isinstance(entry.get("name", ""), str):
-                raise _case_error(source or "case", "an inline context entry needs 'name' and 'text' strings")
-            documents.append(pasted_document(entry["text"], limits=limits).model_copy(update={"name": displayable(entry.get("name") or "inline.txt")}))
-        else:
-            paths.append(entry)
-    documents += load_documents(paths, base, limits)
+    try:
+        documents = context_documents(data.get("context", []), base, limits)
+    except CaseError as exc:
+        raise _case_error(source, str(exc)) if source else exc from None
     documents += load_documents(list(context or []), Path.cwd(), limits)
     evidence_raw = data.get("evidence", [])
     if not isinstance(evidence_raw, list):

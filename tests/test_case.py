@@ -56,6 +56,12 @@ def test_inline_documents_and_filed_exhibits(tmp_path):
     assert case.evidence[0].source_quote == "The memo says yes."
 
 
+def test_context_keeps_the_order_written_with_documents_in_place(tmp_path):
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    case = load_case(write_case(tmp_path, {"question": "Q?", "context": ["a.md", {"name": "b.txt", "text": "B."}, "a.md"]}))
+    assert [d.name for d in case.context] == ["a.md", "b.txt", "a.md"]
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -68,6 +74,10 @@ def test_inline_documents_and_filed_exhibits(tmp_path):
         (json.dumps({"question": "Q?", "context": ["missing.md"]}), "evidence file not found: missing.md"),
         (json.dumps({"question": "Q?", "context": ["*.nothing"]}), "no files match '*.nothing'"),
         (json.dumps({"question": "Q?", "evidence": [{"harm": "x"}]}), "evidence #1: source_quote: Field required"),
+        (json.dumps({"question": "Q?", "context": [{"name": "m.txt", "text": ""}]}), "context entry 1 (m.txt) is empty"),
+        (json.dumps({"question": "Q?", "context": ["a.md", None]}), "context entry 2 is null; give a file path"),
+        (json.dumps({"question": "Q?", "context": [{"name": "m.txt", "body": "x"}]}), "context entry 1: unknown field body"),
+        (json.dumps({"question": "Q?", "context": ["The PR fixes the crash."]}), "context entry 1 is not a file"),
     ],
 )
 def test_bad_case_files_get_one_line_errors(tmp_path, content, message):

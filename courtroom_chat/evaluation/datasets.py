@@ -2,7 +2,7 @@
 
     iclr2017   ICLR 2017 submissions: "Should ICLR 2017 accept this paper?" (accept vs reject)
     adr        MADR's architecture decision records: "Should we choose <option>?" (chosen vs another)
-    FILE.jsonl your own decisions: {"question": ..., "context": [paths], "answer": "yes" | "no"}
+    FILE.jsonl your own decisions: {"question": ..., "context": [paths or {"name", "text"}], "answer": "yes" | "no"}
 
 A dataset owns its labels and how a prediction is scored, so the classification court and the
 criminal trial add theirs with ``register`` without touching the runner or the report. Data is
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..case import Case, Document, document_from_bytes, load_documents, unstorable
+from ..case import Case, Document, context_documents, document_from_bytes, unstorable
 from ..config import Limits
 from ..errors import InputError
 
@@ -339,7 +339,8 @@ JSONL_FIELDS = ("question", "context", "answer", "id", "mirror_question")  # wha
 
 class JsonlDataset(Dataset):
     """Your own past decisions, one JSON object a line: ``{"question": ..., "context": [paths],
-    "answer": "yes" | "no"}``, paths relative to the file, an optional ``"id"``."""
+    "answer": "yes" | "no"}``, paths relative to the file (or documents written in place,
+    ``{"name": ..., "text": ...}``, as in a case file), an optional ``"id"``."""
 
     description = "your own decisions: a JSONL file of {question, context, answer}"
 
@@ -376,16 +377,12 @@ class JsonlDataset(Dataset):
             unknown = sorted(set(data) - set(JSONL_FIELDS))
             if unknown:  # "evidence": [...] or "contxt" was tried without its evidence, with no word
                 raise InputError(f"{where}: unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-                                 f"use {', '.join(JSONL_FIELDS)} (the evidence's file paths go in context)")
+                                 f"use {', '.join(JSONL_FIELDS)} " '(the evidence goes in context: file paths, or {"name": ..., "text": ...})')
             question, context, answer = data.get("question"), data.get("context", []), _yes_no(data.get("answer"))
             if not isinstance(question, str) or not question.strip():
                 raise InputError(f"{where}: 'question' must be a non-empty string")
             if unstorable(question):
                 raise InputError(f"{where}: 'question' holds text that is not UTF-8 (a \\udcxx escape); write it again")
-            if isinstance(context, str):
-                context = [context]
-            if not isinstance(context, list) or not all(isinstance(c, str) for c in context):
-                raise InputError(f"{where}: 'context' must be a list of file paths")
             if answer is None:
                 raise InputError(f"{where}: 'answer' must be \"yes\" or \"no\", got {data.get('answer')!r}")
             item_id = str(data.get("id") or f"{self.name}-{number}")
@@ -393,7 +390,7 @@ class JsonlDataset(Dataset):
                 raise InputError(f"{where}: the id {item_id!r} is used twice")
             seen.add(item_id)
             try:
-                documents = load_documents(context, self.path.parent, self.limits)
+                documents = context_documents(context, self.path.parent, self.limits)
             except InputError as exc:
                 raise InputError(f"{where}: {exc}") from None
             items.append(Item(id=item_id, case=Case(question=question, context=documents, source=where),

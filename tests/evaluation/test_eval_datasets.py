@@ -138,6 +138,22 @@ def test_jsonl_paths_relative_to_the_file(fixtures, monkeypatch, tmp_path):
     assert "All 412 tests passed" in items[0].case.context[0].text
 
 
+def test_jsonl_evidence_written_in_place_beside_files(fixtures, tmp_path):
+    """A line may carry its evidence's text, as a case file may: {"name": ..., "text": ...},
+    kept in the order written among the files."""
+    (tmp_path / "ci.log").write_text("All 412 tests passed.\n", encoding="utf-8")
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"question": "Should we merge PR 214?", "answer": "yes", "context": [
+        {"name": "review.md", "text": "Approved by two reviewers."}, "ci.log", {"text": "diff --git a/x b/x"}]}) + "\n"
+        + json.dumps({"question": "Should we ship?", "answer": "no", "context": {"name": "fix.diff", "text": "-a\n+b\n"}}) + "\n",
+        encoding="utf-8")
+    first, second = JsonlDataset(path).items()
+    assert [(d.name, d.text, d.kind) for d in first.case.context] == [
+        ("review.md", "Approved by two reviewers.", "markdown"), ("ci.log", "All 412 tests passed.\n", "text"),
+        ("inline-3.txt", "diff --git a/x b/x", "text")]
+    assert [(d.name, d.kind) for d in second.case.context] == [("fix.diff", "diff")]
+
+
 @pytest.mark.parametrize("line, message", [
     ('{"question": "Ship?", "context": [], "answer": "yes"}\n{"question": "Ship?", "answer": "maybe"}',
      'line 2: \'answer\' must be "yes" or "no", got \'maybe\''),
@@ -150,6 +166,14 @@ def test_jsonl_paths_relative_to_the_file(fixtures, monkeypatch, tmp_path):
     ('{"question": "Ship?", "evidence": ["notes.md"], "answer": "no"}',
      "line 1: unknown field evidence; use question, context, answer, id, mirror_question"),
     ('{"question": "Ship?", "contxt": ["notes.md"], "answer": "no", "label": "yes"}', "line 1: unknown fields contxt, label"),
+    # the evidence's text put where a path goes: said so, with the shape that takes text
+    ('{"question": "Ship?", "context": ["All 412 tests pass on main."], "answer": "yes"}',
+     'line 1: context entry 1 is not a file: \'All 412 tests pass on main.\'; context lists file paths, '
+     'and the evidence\'s text itself goes in as {"name": "notes.txt", "text": "..."}'),
+    ('{"question": "Ship?", "context": [{"title": "x", "text": "y"}], "answer": "no"}',
+     "line 1: context entry 1: unknown field title"),
+    ('{"question": "Ship?", "context": [{"name": "a.md", "text": " "}], "answer": "no"}', "line 1: context entry 1 (a.md) is empty"),
+    ('{"question": "Ship?", "context": 4, "answer": "no"}', "line 1: 'context' must be a list of file paths, or of documents"),
 ])
 def test_jsonl_errors_name_the_line(tmp_path, line, message):
     path = tmp_path / "mine.jsonl"
