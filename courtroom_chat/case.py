@@ -392,7 +392,8 @@ def _path_entry(entry: str, number: int, base: Path) -> str:
         exists = (base / Path(entry).expanduser()).exists()
     except (OSError, ValueError):  # a name too long for a path, or holding a NUL
         exists = False
-    if len(entry.split()) >= 3 and not any(ch in entry for ch in "*?[") and not exists:
+    named = kind_of(entry) is not None or any(ch in entry for ch in "/\\*?[")  # a file's name, a folder, a glob
+    if len(entry.split()) >= 3 and not named and not exists:
         shown = entry if len(entry) <= 40 else entry[:40] + "…"
         raise CaseError(f"context entry {number} is not a file: {shown!r}; context lists file paths, "
                         f"and the evidence's text itself goes in as {_INLINE_HINT}")

@@ -78,6 +78,7 @@ def test_context_keeps_the_order_written_with_documents_in_place(tmp_path):
         (json.dumps({"question": "Q?", "context": ["a.md", None]}), "context entry 2 is null; give a file path"),
         (json.dumps({"question": "Q?", "context": [{"name": "m.txt", "body": "x"}]}), "context entry 1: unknown field body"),
         (json.dumps({"question": "Q?", "context": ["The PR fixes the crash."]}), "context entry 1 is not a file"),
+        (json.dumps({"question": "Q?", "context": ["notes from the review.md"]}), "evidence file not found: notes from the review.md"),
     ],
 )
 def test_bad_case_files_get_one_line_errors(tmp_path, content, message):
