@@ -362,17 +362,23 @@ def _case_error(source: str, message: str) -> CaseError:
 
 _INLINE_FIELDS = ("name", "text")
 _INLINE_HINT = '{"name": "notes.txt", "text": "..."}'
+TEXT_IN_PLACE = f"and the evidence's text itself goes in as {_INLINE_HINT}"  # a case file's or a dataset's
+TEXT_GIVEN = "and the evidence's text goes in a file, or piped in as `-` (git diff | courtroom run \"…?\" -)"  # the CLI's
+_WEB = re.compile(r"^(?:https?|ftp):/", re.IGNORECASE)
 
 
-def context_documents(raw: Any, base: Path, limits: Limits | None = None) -> list[Document]:
+def context_documents(raw: Any, base: Path, limits: Limits | None = None, *, text_hint: str = TEXT_IN_PLACE) -> list[Document]:
     """A case file's or a dataset line's ``context``, in the order written: file paths relative
     to ``base`` (folders and globs expand to their files), or a document written in place as
-    ``{"name": "memo.txt", "text": "..."}`` (name optional). Anything else is one ``CaseError``."""
+    ``{"name": "memo.txt", "text": "..."}`` (name optional), or a ``Document`` already read
+    (the CLI's standard input). Anything else is one ``CaseError``; ``text_hint`` says where
+    the evidence's text goes when an entry is plainly that text put where a path goes."""
     if isinstance(raw, (str, dict)):
         raw = [raw]
     if not isinstance(raw, list):
         raise CaseError(f"'context' must be a list of file paths, or of documents written as {_INLINE_HINT}")
-    entries = [_path_entry(entry, number, base) if isinstance(entry, str) else _inline_document(entry, number, limits)
+    entries = [_path_entry(entry, number, base, text_hint) if isinstance(entry, str)
+               else entry if isinstance(entry, Document) else _inline_document(entry, number, limits)
                for number, entry in enumerate(raw, 1)]  # every entry's shape checked before any file is read
     documents: list[Document] = []
     paths: list[str] = []
@@ -386,8 +392,12 @@ def context_documents(raw: Any, base: Path, limits: Limits | None = None) -> lis
     return documents + load_documents(paths, base, limits)
 
 
-def _path_entry(entry: str, number: int, base: Path) -> str:
-    """``entry`` as a path, unless it is plainly the evidence's text put where a path goes."""
+def _path_entry(entry: str, number: int, base: Path, text_hint: str) -> str:
+    """``entry`` as a path, unless it is plainly a web address or the evidence's text put where a path goes."""
+    if _WEB.match(entry):
+        address = re.sub(r"^(\w+):/(?!/)", r"\1://", entry)  # as typed: a Path folds "https://" to "https:/"
+        raise CaseError(f"{address} is a web address, and courtroom reads files, not the web: save the page "
+                        "(a pull request's changes: gh pr diff NUMBER > pr.diff) and attach the file")
     try:
         exists = (base / Path(entry).expanduser()).exists()
     except (OSError, ValueError):  # a name too long for a path, or holding a NUL
@@ -395,9 +405,18 @@ def _path_entry(entry: str, number: int, base: Path) -> str:
     named = kind_of(entry) is not None or any(ch in entry for ch in "/\\*?[")  # a file's name, a folder, a glob
     if len(entry.split()) >= 3 and not named and not exists:
         shown = entry if len(entry) <= 40 else entry[:40] + "…"
-        raise CaseError(f"context entry {number} is not a file: {shown!r}; context lists file paths, "
-                        f"and the evidence's text itself goes in as {_INLINE_HINT}")
+        raise CaseError(f"context entry {number} is not a file: {shown!r}; context lists file paths, {text_hint}")
     return entry
+
+
+def piped_document(data: bytes, limits: Limits | None = None) -> Document:
+    """Evidence piped to the CLI (``git diff | courtroom run "…?" -``): a diff, a PDF or text, by its content."""
+    head = data[:200].lstrip()
+    name = ("stdin.pdf" if head.startswith(b"%PDF-") else
+            "stdin.diff" if head.startswith((b"diff --git ", b"--- ", b"From ", b"Index: ")) else "stdin.txt")
+    if not data.strip():
+        raise CaseError('standard input is empty; pipe the evidence in, as in git diff | courtroom run "Should I commit this?" -')
+    return document_from_bytes(name, data, limits)
 
 
 def _inline_document(entry: Any, number: int, limits: Limits | None) -> Document:
@@ -451,13 +470,13 @@ def load_case(
     path: str | os.PathLike[str] | None = None,
     *,
     question: str | None = None,
-    context: list[str] | None = None,
+    context: list[str | Document] | None = None,
     limits: Limits | None = None,
 ) -> Case:
     """A case from a JSON case file and/or a question and context paths.
 
     ``question`` replaces the file's question; ``context`` paths (relative to the current
-    directory) are added to the file's context (relative to the file).
+    directory) and documents already read (piped in) are added to the file's context.
     """
     data: dict[str, Any] = {}
     base = Path.cwd()
@@ -485,7 +504,8 @@ def load_case(
 
             found = read_case_file(case_path, data)
             if found is not None:
-                return found.model_copy(update={"context": [*found.context, *load_documents(list(context or []), Path.cwd(), limits)]})
+                given = context_documents(list(context or []), Path.cwd(), limits, text_hint=TEXT_GIVEN)
+                return found.model_copy(update={"context": [*found.context, *given]})
         unknown = set(data) - {"question", "context", "evidence", "title", "notes", "procedure", "inputs"}
         if unknown and (own := _own_format(case_path, data)):  # a bench case with a question added
             raise _case_error(source, f"is a {own} case file, which states its question from its own fields; "
@@ -506,7 +526,7 @@ def load_case(
         documents = context_documents(data.get("context", []), base, limits)
     except CaseError as exc:
         raise _case_error(source, str(exc)) if source else exc from None
-    documents += load_documents(list(context or []), Path.cwd(), limits)
+    documents += context_documents(list(context or []), Path.cwd(), limits, text_hint=TEXT_GIVEN)
     evidence_raw = data.get("evidence", [])
     if not isinstance(evidence_raw, list):
         raise _case_error(source or "case", "'evidence' must be a list of exhibits")

@@ -51,6 +51,47 @@ def test_the_question_and_evidence_can_be_given_as_arguments(runs_dir, tmp_path)
     assert "All 214 tests pass" in result.stdout
 
 
+def test_evidence_piped_in_as_dash_is_read_from_standard_input(runs_dir, tmp_path):
+    """`git diff | courtroom run "Should I commit this?" -`: the diff is evidence, named as a diff."""
+    diff = ("diff --git a/retry.py b/retry.py\n--- a/retry.py\n+++ b/retry.py\n@@ -1 +1 @@\n"
+            "-RETRIES = 0\n+RETRIES = 3  # all 214 tests pass with the retry\n")
+    note = tmp_path / "note.md"
+    note.write_text("Two reviewers approved the retry change.\n")
+    result = runner.invoke(app, ["run", "Should I commit this?", str(note), "-", "--backend", "scripted", "--dry-run"],
+                           input=diff)
+    assert result.exit_code == 0, result.output
+    assert "+RETRIES = 3  # all 214 tests pass with the retry" in result.stdout
+    assert result.stdout.index("Two reviewers approved") < result.stdout.index("+RETRIES = 3")  # in the order given
+    assert "stdin.diff" in result.stdout
+
+
+@pytest.mark.parametrize(("args", "stdin", "message"), [
+    (["-", "-"], "x\n", "error: '-' is given twice; standard input is read once, so give '-' once"),
+    (["-"], "", 'error: standard input is empty; pipe the evidence in, as in git diff | courtroom run "Should I commit this?" -'),
+    (["https://github.com/acme/app/pull/12"], None, "error: https://github.com/acme/app/pull/12 is a web address, and "
+     "courtroom reads files, not the web: save the page (a pull request's changes: gh pr diff NUMBER > pr.diff) and attach the file"),
+    (["-c", "https://github.com/acme/app/pull/12"], None, "error: https://github.com/acme/app/pull/12 is a web address"),
+    (["All tests pass and two reviewers approved"], None, "error: context entry 1 is not a file: 'All tests pass and two "
+     "reviewers approve…'; context lists file paths, and the evidence's text goes in a file, or piped in as `-`"),
+])
+def test_evidence_that_is_no_file_is_named_in_one_line(runs_dir, args, stdin, message):
+    result = runner.invoke(app, ["run", "Should I merge PR 12?", *args, "--backend", "scripted"], input=stdin)
+    assert result.exit_code == 2
+    assert one_line_error(result).startswith(message)
+    assert RunStore(runs_dir).list() == []
+
+
+def test_dash_with_nothing_piped_in_says_how_to_pipe(runs_dir):
+    """A terminal at standard input: `-` would wait for typing that never comes; one line instead."""
+    script = ("import sys; sys.stdin.isatty = lambda: True; sys.argv = ['courtroom', 'run', 'Should I commit this?', '-', "
+              "'-b', 'scripted']; from courtroom_chat.frontends.cli import main; main()")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env={**__import__("os").environ, "COURTROOM_RUNS_DIR": str(runs_dir)})
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith(
+        "'-' reads the evidence from standard input, and nothing is piped in; pipe it, as in git diff | courtroom run \"Should I commit this?\" -")
+
+
 def test_a_choice_is_run_as_the_question_it_is_tried_as_and_says_what_was_asked(runs_dir, tmp_path):
     designs = tmp_path / "designs.md"
     designs.write_text("Design A loads in 0.8 s and passed the accessibility review.\n"

@@ -141,13 +141,29 @@ def _positional_case(args: list[str], question: str | None, context: list[Path])
     return None, first, [*context, *evidence]
 
 
+def _with_stdin(entries: list[str], limits: Any) -> list[Any]:
+    """The evidence entries with ``-`` read from standard input (``git diff | courtroom run "…?" -``)."""
+    if "-" not in entries:
+        return entries
+    from ..case import piped_document
+    from ..errors import InputError
+
+    if entries.count("-") > 1:
+        raise InputError("'-' is given twice; standard input is read once, so give '-' once")
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError("'-' reads the evidence from standard input, and nothing is piped in; pipe it, as in "
+                         'git diff | courtroom run "Should I commit this?" -')
+    piped = piped_document(sys.stdin.buffer.read(), limits)
+    return [piped if entry == "-" else entry for entry in entries]
+
+
 @app.command()
 @guarded
 def run(
     args: list[str] = typer.Argument(None, metavar="[CASE | QUESTION] [EVIDENCE]...",
-                                     help="A JSON case file, or the question in quotes; then evidence files, directories or globs."),
+                                     help="A JSON case file, or the question in quotes; then evidence files, directories or globs (- reads standard input)."),
     question: str | None = typer.Option(None, "--question", "-q", help="The yes/no question (replaces the case file's)."),
-    context: list[Path] = typer.Option([], "--context", "-c", help="Evidence file, directory or glob; repeat for more."),
+    context: list[Path] = typer.Option([], "--context", "-c", help="Evidence file, directory or glob (- reads standard input); repeat for more."),
     backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
     script: Path | None = typer.Option(None, "--script", help="JSON replies by role for the scripted backend."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Also write the result to this file."),
@@ -198,7 +214,8 @@ def run(
     throttle = {k: v for k, v in (("max_concurrency", max_concurrency), ("delay_ms", delay_ms)) if v is not None}
     if throttle:
         settings = settings.with_overrides({"throttle": throttle})
-    the_case = load_case(case, question=question, context=[str(p) for p in context], limits=settings.limits)
+    the_case = load_case(case, question=question, context=_with_stdin([str(p) for p in context], settings.limits),
+                         limits=settings.limits)
     given = _case_inputs(inputs, case_type)
     if given:
         the_case = the_case.model_copy(update={"inputs": {**the_case.inputs, **given}})

@@ -117,7 +117,7 @@ def demo_reply(request: ModelRequest) -> dict[str, Any] | None:
         cited = ", ".join(f"exhibit {e['number']}" for e in exhibits[:2]) or "the question itself"
         side = "for acting" if act else "against acting"
         reasoning = _words(
-            f"Speaking as {inputs.get('persona', 'a juror')}, I find the facts {side} weigh more. "
+            f"Speaking as {inputs.get('persona') or 'a juror'}, I find the facts {side} weigh more. "
             f"I weighed {cited} against the rest of the evidence, whichever side quoted it.",
             int(inputs.get("min_words", 50)),
             [
