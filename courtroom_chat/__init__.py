@@ -3,6 +3,7 @@
     import courtroom_chat
     record = courtroom_chat.run_sync("cases/essay-publish.json", backend="scripted")
     print(record.verdict.answer)
+    record = courtroom_chat.run_sync("Should I merge PR 9?", evidence=["pr.diff"])  # the question itself
 
 Names are imported lazily so that ``courtroom --help`` starts fast.
 """

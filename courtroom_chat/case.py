@@ -440,6 +440,32 @@ def _inline_document(entry: Any, number: int, limits: Limits | None) -> Document
     return document.model_copy(update={"name": displayable(name), "kind": kind_of(name) or "pasted"})
 
 
+def case_file_or_question(first: str | os.PathLike[str], example: str) -> tuple[Path | None, str | None]:
+    """``first`` as a case file ``(path, None)`` or as the question itself ``(None, question)``.
+
+    A case file when it is one, or when it reads like a path (no spaces and no question mark, or
+    a ``.json`` ending); otherwise the question ("Deploy?", "是否上线", "Should we ship on Friday"). A
+    path-like name that is no file is one line, with ``example`` showing how a question is given."""
+    from .motion import is_chinese
+
+    first = os.fspath(first)
+    if not first.strip():
+        raise CaseError(f"the case or question is empty; give a case .json, or the question in quotes: {example}")
+    try:
+        is_file, is_dir = Path(first).is_file(), Path(first).is_dir()
+    except OSError:  # a question longer than a file name may be ("File name too long") is no file
+        is_file = is_dir = False
+    asked = first.rstrip().endswith(("?", "？")) or is_chinese(first)
+    if not (is_file or (not asked and " " not in first.strip()) or first.lower().endswith(".json")):
+        return None, first
+    if is_dir:
+        raise CaseError(f"{first} is a folder, not a case file; give a case .json, or a question followed by the evidence files")
+    if not is_file:
+        hint = f"; to ask a question, quote it: {example}" if "/" not in first and "." not in first else ""
+        raise CaseError(f"case file not found: {first}{hint}")
+    return Path(first), None
+
+
 def listed_paths(path: str | os.PathLike[str]) -> list[Path]:
     """The files a case file's ``context`` lists, resolved against the case file (patterns and
     folders as written): what ``run -o`` must never write over. A file that is no readable case
@@ -470,13 +496,15 @@ def load_case(
     path: str | os.PathLike[str] | None = None,
     *,
     question: str | None = None,
-    context: list[str | Document] | None = None,
+    context: list[Any] | None = None,
     limits: Limits | None = None,
+    text_hint: str = TEXT_GIVEN,
 ) -> Case:
     """A case from a JSON case file and/or a question and context paths.
 
-    ``question`` replaces the file's question; ``context`` paths (relative to the current
-    directory) and documents already read (piped in) are added to the file's context.
+    ``question`` replaces the file's question; ``context`` entries (paths relative to the
+    current directory, documents written in place or already read, as piped in) are added to
+    the file's context; ``text_hint`` says where evidence text goes when one is text, not a path.
     """
     data: dict[str, Any] = {}
     base = Path.cwd()
@@ -504,7 +532,7 @@ def load_case(
 
             found = read_case_file(case_path, data)
             if found is not None:
-                given = context_documents(list(context or []), Path.cwd(), limits, text_hint=TEXT_GIVEN)
+                given = context_documents(list(context or []), Path.cwd(), limits, text_hint=text_hint)
                 return found.model_copy(update={"context": [*found.context, *given]})
         unknown = set(data) - {"question", "context", "evidence", "title", "notes", "procedure", "inputs"}
         if unknown and (own := _own_format(case_path, data)):  # a bench case with a question added
@@ -526,7 +554,7 @@ def load_case(
         documents = context_documents(data.get("context", []), base, limits)
     except CaseError as exc:
         raise _case_error(source, str(exc)) if source else exc from None
-    documents += context_documents(list(context or []), Path.cwd(), limits, text_hint=TEXT_GIVEN)
+    documents += context_documents(list(context or []), Path.cwd(), limits, text_hint=text_hint)
     evidence_raw = data.get("evidence", [])
     if not isinstance(evidence_raw, list):
         raise _case_error(source or "case", "'evidence' must be a list of exhibits")

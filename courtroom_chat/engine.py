@@ -14,6 +14,7 @@ import inspect
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from .backends import Backend, BackendPool
@@ -266,25 +267,36 @@ def mirror_summary(original: str | None, mirrored: str | None, question: str, an
             "summary": f'{words} (asked "{question}": {answer or "no answer"}; run {run_id})'}
 
 
-async def run(case: Case | str, settings: Settings | None = None, *, on_event: EventHandler | None = None,
-              **options: Any) -> RunRecord:
-    """Run a trial: ``await courtroom_chat.run("cases/essay-publish.json")``.
+async def run(case: Case | str | os.PathLike[str], settings: Settings | None = None, *,
+              evidence: list[Any] | None = None, on_event: EventHandler | None = None, **options: Any) -> RunRecord:
+    """Run a trial: ``await courtroom_chat.run("cases/essay-publish.json")``, or
+    ``await courtroom_chat.run("Should I merge PR 9?", evidence=["pr.diff", "review.md"])``.
 
-    ``case`` is a ``Case`` or a case file path. ``options`` go to ``Trial`` (procedure,
-    store, backends, dry_run); ``backend="scripted"`` puts every role on one backend.
+    ``case`` is a ``Case``, a case file path, or the question itself (as the CLI reads its first
+    argument). ``evidence``: files, folders or globs (relative to the current directory), or
+    documents written in place as ``{"name": ..., "text": ...}``, added to the case's. ``options``
+    go to ``Trial`` (procedure, store, backends, dry_run, mirror, fragility, seed);
+    ``backend="scripted"`` puts every role on one backend.
     """
-    from .case import load_case
+    from .case import TEXT_IN_PLACE, case_file_or_question, context_documents, load_case
 
     settings = settings or load_settings()
     backend = options.pop("backend", None)
     if backend:
         settings = settings.with_backend(backend)
-    if not isinstance(case, Case):
-        case = load_case(case, limits=settings.limits)
+    if isinstance(evidence, (str, os.PathLike)):
+        evidence = [evidence]
+    given = [os.fspath(e) if isinstance(e, os.PathLike) else e for e in evidence or []]
+    if isinstance(case, Case):
+        if given:
+            case = case.model_copy(update={"context": [*case.context, *context_documents(given, Path.cwd(), settings.limits)]})
+    else:
+        path, question = case_file_or_question(case, 'run_sync("Should I …?", evidence=["notes.md"])')
+        case = load_case(path, question=question, context=given, limits=settings.limits, text_hint=TEXT_IN_PLACE)
     return await Trial(case, settings, **options).run(on_event)
 
 
-def run_sync(case: Case | str, settings: Settings | None = None, **options: Any) -> RunRecord:
+def run_sync(case: Case | str | os.PathLike[str], settings: Settings | None = None, **options: Any) -> RunRecord:
     """``run``, blocking until the verdict. Inside a running event loop (a Jupyter cell) the
     trial runs on its own loop in a worker thread; ``await run(...)`` keeps the kernel free."""
     try:

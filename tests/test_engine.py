@@ -346,6 +346,28 @@ def test_run_sync_and_run_accept_a_case_file(runs_dir):
     assert asyncio.run(run(str(CASES / "architecture.json"), backend="scripted")).verdict is not None
 
 
+def test_run_sync_takes_the_question_itself_with_its_evidence(runs_dir, tmp_path, monkeypatch):
+    """As the CLI reads `courtroom run "QUESTION?" FILES…`: the question, then evidence files or
+    documents written in place; added to a case file's evidence too; bad evidence is one line."""
+    from courtroom_chat.errors import CaseError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pr.md").write_text("PR 9 fixes the crash on logout. All 214 tests pass.\n")
+    record = run_sync("Should I merge PR 9?", evidence=["pr.md", {"name": "review.md", "text": "Two approvals."}],
+                      backend="scripted")
+    assert record.status == "complete" and record.case.question == "Should I merge PR 9?"
+    assert [(d.name, d.text) for d in record.case.context] == [
+        ("pr.md", "PR 9 fixes the crash on logout. All 214 tests pass.\n"), ("review.md", "Two approvals.")]
+    record = run_sync(CASES / "architecture.json", evidence=tmp_path / "pr.md", backend="scripted")
+    assert record.case.context[-1].name == "pr.md" and len(record.case.context) > 1
+    with pytest.raises(CaseError, match=r"^https://example.org/pr/9 is a web address, and courtroom reads files"):
+        run_sync("Should I merge PR 9?", evidence=["https://example.org/pr/9"], backend="scripted")
+    with pytest.raises(CaseError, match=r"^context entry 1 is not a file: 'All tests pass and approved'; .*\{\"name\""):
+        run_sync("Should I merge PR 9?", evidence=["All tests pass and approved"], backend="scripted")
+    with pytest.raises(CaseError, match=r"^case file not found: nosuch\.json$"):
+        run_sync("nosuch.json", backend="scripted")
+
+
 async def test_evidence_is_delimited_and_cannot_close_its_own_block(scripted_settings):
     from courtroom_chat.case import new_case, pasted_document
 

@@ -100,45 +100,20 @@ class Progress:
             say(f"── {event.status} in {event.duration_ms / 1000:.1f} s · {ran}", "dim")
 
 
-def _is_dir(name: str) -> bool:
-    try:
-        return Path(name).is_dir()
-    except OSError:  # too long for a path
-        return False
-
-
 def _positional_case(args: list[str], question: str | None, context: list[Path]) -> tuple[Path | None, str | None, list[Path]]:
-    """``courtroom run CASE.json [EVIDENCE…]`` or ``courtroom run "QUESTION?" EVIDENCE…``.
-
-    The first argument is a case file when it exists as a file or reads like a path (no spaces,
-    a ``.json`` ending or a folder in it); otherwise it is the question. What follows is evidence,
-    added to ``--context``."""
+    """``courtroom run CASE.json [EVIDENCE…]`` or ``courtroom run "QUESTION?" EVIDENCE…``: the
+    first argument is a case file or the question (``case_file_or_question``); what follows is
+    evidence, added to ``--context``."""
+    from ..case import case_file_or_question
     from ..errors import InputError
 
     if not args:
         return None, question, context
     first, evidence = args[0], [Path(a) for a in args[1:]]
-    if not first.strip():
-        raise InputError('the case or question is empty; give a case .json, or the question in quotes: '
-                         'courtroom run "Should I …?" EVIDENCE…')
-    try:
-        is_file = Path(first).is_file()
-    except OSError:  # a question longer than a file name may be ("File name too long") is no file
-        is_file = False
-    from ..motion import is_chinese
-
-    asked = first.rstrip().endswith(("?", "？")) or is_chinese(first)  # "Deploy?", "是否上线": a question, not a file name
-    if is_file or (not asked and " " not in first.strip()) or first.lower().endswith(".json"):
-        if is_file is False and _is_dir(first):
-            raise InputError(f"{first} is a folder, not a case file; give a case .json, or a quoted question "
-                             "followed by the evidence files")
-        if not is_file:
-            hint = '; to ask a question, quote it: courtroom run "Should I …?" EVIDENCE…' if "/" not in first and "." not in first else ""
-            raise InputError(f"case file not found: {first}{hint}")
-        return Path(first), question, [*context, *evidence]
-    if question is not None:
+    case, asked = case_file_or_question(first, 'courtroom run "Should I …?" EVIDENCE…')
+    if asked is not None and question is not None:
         raise InputError(f"two questions given ({first!r} and --question {question!r}); give one")
-    return None, first, [*context, *evidence]
+    return case, asked if asked is not None else question, [*context, *evidence]
 
 
 def _with_stdin(entries: list[str], limits: Any) -> list[Any]:
