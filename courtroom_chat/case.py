@@ -365,6 +365,13 @@ _INLINE_HINT = '{"name": "notes.txt", "text": "..."}'
 TEXT_IN_PLACE = f"and the evidence's text itself goes in as {_INLINE_HINT}"  # a case file's or a dataset's
 TEXT_GIVEN = "and the evidence's text goes in a file, or piped in as `-` (git diff | courtroom run \"…?\" -)"  # the CLI's
 _WEB = re.compile(r"^(?:https?|ftp):/", re.IGNORECASE)
+_WEB_IN_TEXT = re.compile(r"\b(?:https?|ftp)://[^\s<>\"')\]]+", re.IGNORECASE)
+
+
+def web_address(text: str) -> str:
+    """The first web address in ``text`` (its closing punctuation left out), or ""."""
+    found = _WEB_IN_TEXT.search(text)
+    return found.group(0).rstrip(".,;:!?") if found else ""
 
 
 def context_documents(raw: Any, base: Path, limits: Limits | None = None, *, text_hint: str = TEXT_IN_PLACE) -> list[Document]:

@@ -368,6 +368,22 @@ def test_run_sync_takes_the_question_itself_with_its_evidence(runs_dir, tmp_path
         run_sync("nosuch.json", backend="scripted")
 
 
+def test_a_web_address_in_a_question_without_evidence_is_said_to_be_unread(runs_dir):
+    """"Should I merge https://…/pull/12?" is tried on its words alone: the court says so, in the
+    record's warnings, which every front end shows under the verdict; with a file attached it does not."""
+    from courtroom_chat.render import outcome_markdown
+
+    record = run_sync("Should I merge https://github.com/acme/app/pull/12?", backend="scripted")
+    [warning] = [w for w in record.warnings if w.rule == "web_address"]
+    assert warning.message.startswith("the question names a web address (https://github.com/acme/app/pull/12) and no "
+                                      "evidence is attached: the court does not open links")
+    shown = outcome_markdown(record.outcome.model_dump())
+    assert "- ⚠️ the question names a web address (https://github.com/acme/app/pull/12)" in shown
+    record = run_sync("Should I merge https://github.com/acme/app/pull/12?", backend="scripted",
+                      evidence=[{"name": "pr.diff", "text": "-a\n+b\n"}])
+    assert not [w for w in record.warnings if w.rule == "web_address"]
+
+
 async def test_evidence_is_delimited_and_cannot_close_its_own_block(scripted_settings):
     from courtroom_chat.case import new_case, pasted_document
 
