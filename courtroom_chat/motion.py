@@ -134,8 +134,9 @@ def _choice(q: str) -> str:
     plain = _unquoted(q)
     plain = re.sub(r"(?i)\b(?:and/or|whether or not|more or less|sooner or later|one or more|or so)\b", " ", plain)
     plain = re.sub(r"\b\d[\d.,%]*\s+or\s+\d", " ", plain)  # "2 or 3 days" is a range, not a choice
-    plain = re.sub(r"(?i)\bor (?:later|newer|above|higher|greater|earlier|older|below|lower|fewer|less|more)\b",
-                   " ", plain)  # "Python 3.8 or later" is a bound, not a choice
+    plain = re.sub(r"(?i)(?<!\bnow )(?<!\btoday )(?<!\btonight )(?<!\bsoon )(?<!\bfirst )(?<!\bearly )"
+                   r"\bor (?:later|newer|above|higher|greater|earlier|older|below|lower|fewer|less|more)\b",
+                   " ", plain)  # "Python 3.8 or later" is a bound, not a choice; "refactor now or later" is one
     plain = re.sub(r"(?i)\b(?:one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+or\s+"
                    r"(?:two|three|four|five|six|seven|eight|nine|ten|more|less|fewer)\b", " ", plain)  # "two or three bugs"
     m = re.search(r"(?i)\bor\b", plain) or re.search(r"还是", plain)

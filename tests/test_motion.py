@@ -343,6 +343,11 @@ CHOICES = [
      "No: split it into services", "Should we split it into services rather than keep the monolith?"),
     ("Is it better to rent or buy?", "Is it better to rent rather than buy?", "Yes: it is better to rent",
      "No: it is better to buy", "Is it better to buy rather than rent?"),
+    # "or later" after a time is a choice of when, not a bound as in "Python 3.8 or later"
+    ("Should we refactor now or later?", "Should we refactor now rather than later?", "Yes: refactor now",
+     "No: refactor later", "Should we refactor later rather than now?"),
+    ("Is it better to pay today or later?", "Is it better to pay today rather than later?",
+     "Yes: it is better to pay today", "No: it is better to pay later", "Is it better to pay later rather than today?"),
     # what follows the second option, from a preposition on, is shared by both
     ("Should we use PostgreSQL or MongoDB for the billing ledger?",
      "Should we use PostgreSQL rather than MongoDB for the billing ledger?", "Yes: use PostgreSQL for the billing ledger",
