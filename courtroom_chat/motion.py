@@ -158,6 +158,7 @@ def _lower_first(text: str) -> str:
 
 
 _DETERMINERS = {"the", "a", "an", "my", "our", "your", "their", "its", "his", "her", "every", "each", "no", "some", "any"}
+_DEMONSTRATIVES = {"this", "that", "these", "those"}  # a subject alone ("Does this work?") or a noun's determiner
 
 
 _UN = {"unsafe", "unwise", "unlikely", "unclear", "unnecessary", "unacceptable", "unstable", "unreliable",
@@ -194,6 +195,9 @@ def _split_subject(words: list[str], stops: set[str],
         w = words[j]
         if ((w.lower() in stops or (opens is not None and w.islower() and opens(w)))
                 and (w.islower() or w in ("An", "The")) and not _no_subject(words[:j])):  # "Option A" names
+            if (j == 1 and words[0].lower() in _DEMONSTRATIVES and j + 1 < len(words) and w in _VERBS
+                    and words[j + 1].islower() and words[j + 1] in _VERBS):
+                continue  # "Does this change break …?": "this change" breaks, not "this" changes
             return " ".join(words[:j]), words[j:]
     if (opens is not None and len(words) == 3 and words[0].lower() in _DETERMINERS
             and words[2].islower() and words[2].isalpha()):

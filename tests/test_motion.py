@@ -144,6 +144,13 @@ SHAPES = [
     # an adjective does not end a subject ("the new does not build regress …" before)
     ("Does the new build regress startup time?", "Yes: the new build regresses startup time",
      "No: the new build does not regress startup time", "Does the new build not regress startup time?"),
+    # a demonstrative then a word that is also a verb: "this change" is the subject when a verb follows
+    ("Does this change break backward compatibility?", "Yes: this change breaks backward compatibility",
+     "No: this change does not break backward compatibility", "Does this change not break backward compatibility?"),
+    ("Does this change the plan?", "Yes: this changes the plan", "No: this does not change the plan",
+     "Does this not change the plan?"),
+    ("Should this change go out today?", "Yes: this change should go out today",
+     "No: this change should not go out today", "Should this change not go out today?"),
     ("Should the new hire lead the project?", "Yes: the new hire should lead the project",
      "No: the new hire should not lead the project", "Should the new hire not lead the project?"),
     ("Did the audit identify gaps?", "Yes: the audit identified gaps", "No: the audit did not identify gaps",
