@@ -74,6 +74,7 @@ suspend switch take terminate test tell trust try turn unblock unfreeze update u
 warrant withdraw work write
 affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
 lead manage win learn mentor regress identify expect know want resolve breach serve see own beat
+lose leak crash hurt harm save damage survive
 pause halt defer abandon scrap shelve proceed resume discontinue
 """.split())
 
@@ -86,12 +87,14 @@ possible production-ready profitable ready really reasonable reliable required r
 simple slow slower small solid sound stable still strong suitable sufficient the too true unable under urgent useful
 valid well within worse worth worthwhile wrong
 competitive confusing consistent ethical expensive fair honest late missing optimal overdue realistic relevant viable
+trustworthy overkill premature excessive effective adequate legitimate obsolete redundant essential critical important
+significant risky dangerous beneficial convincing misleading credible reproducible worthy sensible smart wise
 """.split())
 
 _ANTONYMS = {
     "accept": "reject", "reject": "accept", "approve": "reject", "include": "exclude", "exclude": "include",
     "enable": "disable", "disable": "enable", "allow": "forbid", "permit": "forbid", "keep": "drop",
-    "add": "remove", "increase": "decrease", "decrease": "increase", "raise": "lower", "lower": "raise",
+    "add": "remove", "increase": "decrease", "decrease": "increase",
     "grant": "deny", "deny": "grant", "hire": "turn down", "convict": "acquit", "acquit": "convict",
     "block": "unblock", "unblock": "block", "freeze": "unfreeze", "unfreeze": "freeze",
 }

@@ -151,6 +151,16 @@ SHAPES = [
      "Does this not change the plan?"),
     ("Should this change go out today?", "Yes: this change should go out today",
      "No: this change should not go out today", "Should this change not go out today?"),
+    # words the rules did not know: the motion was left to the prosecutor to phrase
+    ("Are the benchmark results trustworthy?", "Yes: the benchmark results are trustworthy",
+     "No: the benchmark results are not trustworthy", "Are the benchmark results not trustworthy?"),
+    ("Is Kubernetes overkill for our app?", "Yes: Kubernetes is overkill for your app",
+     "No: Kubernetes is not overkill for your app", "Is Kubernetes not overkill for our app?"),
+    ("Did the migration lose data?", "Yes: the migration lost data", "No: the migration did not lose data",
+     "Did the migration not lose data?"),
+    # "raise" has no one opposite: a seed round is not lowered
+    ("Should our startup raise a seed round?", "Yes: your startup should raise a seed round",
+     "No: your startup should not raise a seed round", "Should our startup not raise a seed round?"),
     ("Should the new hire lead the project?", "Yes: the new hire should lead the project",
      "No: the new hire should not lead the project", "Should the new hire not lead the project?"),
     ("Did the audit identify gaps?", "Yes: the audit identified gaps", "No: the audit did not identify gaps",
