@@ -75,6 +75,7 @@ warrant withdraw work write
 affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
 lead manage win learn mentor regress identify expect know want resolve breach serve see own beat
 lose leak crash hurt harm save damage survive
+notice mind care benefit complain understand appreciate react object read
 pause halt defer abandon scrap shelve proceed resume discontinue
 """.split())
 
@@ -255,6 +256,10 @@ def _english(q: str) -> Motion | None:
         inner = m.group(1)
         sub = re.match(r"(?i)^(i|we|you) (should|can|could|must) (.+)$", inner)
         return _english(f"Should {sub.group(1)} {sub.group(3)}" if sub else f"Should I {inner}")
+    # "Ought we to refund the customer?" asks "Should we refund the customer?"
+    m = re.match(r"(?i)^ought (\S+) to (.+)$", q)
+    if m:
+        return _english(f"Should {m.group(1)} {m.group(2)}")
     # "I/We should X" as a statement
     m = re.match(r"(?i)^(i|we) (?:should|must|ought to) (.+)$", q)
     if m:
@@ -511,10 +516,11 @@ def _be(q: str, words: list[str]) -> Motion | None:
     m = re.match(r"(?i)^(is|are) there (.+)$", q)
     if m:
         rest = _swap(m.group(2))
-        bare = re.match(r"(?i)^(?:a|an|any) (.+)$", m.group(2))
-        if bare:
-            return Motion(q, f"there {be} {rest}", f"there {be} no {_swap(bare.group(1))}",
-                          f"{words[0]} there no {bare.group(1)}?")
+        bare = re.match(r"(?i)^(a|an|any) (.+)$", m.group(2))
+        if bare:  # "Is there any reason to wait?": Yes, "there is some reason to wait"
+            said = f"some {_swap(bare.group(2))}" if bare.group(1).lower() == "any" else rest
+            return Motion(q, f"there {be} {said}", f"there {be} no {_swap(bare.group(2))}",
+                          f"{words[0]} there no {bare.group(2)}?")
         return Motion(q, f"there {be} {rest}", f"there {be} not {rest}", f"{words[0]} there not {m.group(2)}?")
     if be == "am" and words[1].lower() == "i":
         rest = " ".join(words[2:])

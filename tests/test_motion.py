@@ -158,6 +158,12 @@ SHAPES = [
      "No: Kubernetes is not overkill for your app", "Is Kubernetes not overkill for our app?"),
     ("Did the migration lose data?", "Yes: the migration lost data", "No: the migration did not lose data",
      "Did the migration not lose data?"),
+    ("Is there any reason not to merge this?", "Yes: there is some reason not to merge this",
+     "No: there is no reason not to merge this", "Is there no reason not to merge this?"),
+    ("Ought we to refund the customer?", "Yes: refund the customer", "No: do not refund the customer",
+     "Should we not refund the customer?"),
+    ("Will customers notice the price change?", "Yes: customers will notice the price change",
+     "No: customers will not notice the price change", "Will customers fail to notice the price change?"),
     # "raise" has no one opposite: a seed round is not lowered
     ("Should our startup raise a seed round?", "Yes: your startup should raise a seed round",
      "No: your startup should not raise a seed round", "Should our startup not raise a seed round?"),
