@@ -74,7 +74,7 @@ suspend switch take terminate test tell trust try turn unblock unfreeze update u
 warrant withdraw work write
 affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
 lead manage win learn mentor regress identify expect know want resolve breach serve see own beat
-lose leak crash hurt harm save damage survive
+lose leak crash hurt harm save damage survive negotiate resign escalate retry
 notice mind care benefit complain understand appreciate react object read
 pause halt defer abandon scrap shelve proceed resume discontinue
 """.split())
@@ -684,6 +684,9 @@ _OPTION_OPENERS = _DETERMINERS | _SHARED_OBJECT | {"to"}
 
 
 _TAIL_OPENERS = _SHARED_OBJECT | {"as", "at"}
+# A choice of when: "publish the essay now or next month", "ship today or after the freeze"
+_WHEN = {"now", "today", "tonight", "tomorrow", "later", "soon", "immediately"}
+_WHEN_OPENERS = _WHEN | {"next", "in", "after", "before", "on", "this", "at", "by", "until", "once"}
 
 
 def _options(left: list[str], right: list[str], start: int) -> tuple[int, str, str, str] | None:
@@ -699,6 +702,12 @@ def _options(left: list[str], right: list[str], start: int) -> tuple[int, str, s
         return None
     r0 = right[0].lower()
     second, tail = right, []
+    if left[-1].lower() in _WHEN and r0 in _WHEN_OPENERS and len(left) - 1 >= start:
+        return len(left) - 1, left[-1], " ".join(right), ""  # "publish the essay now or next month": when
+    if len(right) == 1 and r0 in _WHEN:  # the same the other way round: "… next month rather than now"
+        at = next((i for i in range(len(left) - 1, start, -1) if left[i].lower() in _WHEN_OPENERS), None)
+        if at is not None:
+            return at, " ".join(left[at:]), right[0], ""
     if r0 in _OPTION_OPENERS:
         at = next((i for i in range(len(left) - 1, start - 1, -1) if left[i].lower() == r0), None)
     elif r0 in _VERBS and right[0].islower():
@@ -746,6 +755,9 @@ def choice(question: str) -> Choice | None:
     left, right = (part.strip(" ,").split(" ") for part in re.split(r"(?i)\s+or\s+", q, maxsplit=1))
     if (left[0].lower() in _VERBS and right[0] in _VERBS and left[0].lower() not in _QUESTION_WORDS
             and not re.match(r"(?i)^(?:which|what)\b", q)):  # "Keep the monolith or split it?": what should we do
+        return retold(choice(" ".join(["Should we", left[0].lower(), *left[1:], "or", *right]) + "?"))
+    if (left[0].lower() in _VERBS and left[0].lower() not in _QUESTION_WORDS and left[-1].lower() in _WHEN
+            and right[0].lower() in _WHEN_OPENERS):  # "Merge now or after the release?": when to merge
         return retold(choice(" ".join(["Should we", left[0].lower(), *left[1:], "or", *right]) + "?"))
     asking_word = left[0].lower() in _QUESTION_WORDS
     found = _options(left, right, 2 if asking_word else 0)

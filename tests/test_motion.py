@@ -151,6 +151,8 @@ SHAPES = [
      "Does this not change the plan?"),
     ("Should this change go out today?", "Yes: this change should go out today",
      "No: this change should not go out today", "Should this change not go out today?"),
+    ("Should I accept the offer rather than negotiate?", "Yes: accept the offer", "No: negotiate",
+     "Should I negotiate rather than accept the offer?"),  # "accept the negotiate" before "negotiate" was a verb
     # words the rules did not know: the motion was left to the prosecutor to phrase
     ("Are the benchmark results trustworthy?", "Yes: the benchmark results are trustworthy",
      "No: the benchmark results are not trustworthy", "Are the benchmark results not trustworthy?"),
@@ -371,6 +373,12 @@ CHOICES = [
      "No: refactor later", "Should we refactor later rather than now?"),
     ("Is it better to pay today or later?", "Is it better to pay today rather than later?",
      "Yes: it is better to pay today", "No: it is better to pay later", "Is it better to pay later rather than today?"),
+    # a choice of when: the option is the time, the rest is shared
+    ("Should we publish the essay now or next month?", "Should we publish the essay now rather than next month?",
+     "Yes: publish the essay now", "No: publish the essay next month",
+     "Should we publish the essay next month rather than now?"),
+    ("Merge now or after the release?", "Should we merge now rather than after the release?", "Yes: merge now",
+     "No: merge after the release", "Should we merge after the release rather than now?"),
     # what follows the second option, from a preposition on, is shared by both
     ("Should we use PostgreSQL or MongoDB for the billing ledger?",
      "Should we use PostgreSQL rather than MongoDB for the billing ledger?", "Yes: use PostgreSQL for the billing ledger",
