@@ -230,10 +230,22 @@ class Court:
         self.emit(WarningRaised(agent=agent, rule=rule, message=message,
                                 stage=stage or self._stage_of.get(agent, self._current)))
 
-    def prose(self, agent: str, field: str, text: str) -> str:
+    def prose(self, agent: str, field: str, text: str, *, other: tuple[str, str] | None = None) -> str:
         """A prose field as shown: a sentence written again word for word is shown once (with a
         warning saying how many were left out; the reply as written stays in the record's
-        calls), and text that stops mid-sentence ends at its last whole sentence."""
+        calls), and text that stops mid-sentence ends at its last whole sentence. ``other``,
+        (whose, text): another agent's words, whose sentences this field copies word for word
+        are left out of it too, unless nothing else would be left (a warning says which)."""
+        if other is not None:
+            whose, theirs = other
+            own, copied = unrepeated(text, known=theirs)
+            if copied:
+                all_of_it = not own.strip()
+                self.warn(agent, "copied_sentences", (
+                    f"the {field.replace('_', ' ')} is the {whose}'s sentences word for word" if all_of_it else
+                    f"the {field.replace('_', ' ')} repeated {copied} of the {whose}'s sentences word for word; "
+                    f"{'they are' if copied > 1 else 'it is'} left out of it (the reply as written is kept in the record)"))
+                text = text if all_of_it else own
         kept, dropped = unrepeated(text)
         if dropped:
             self.warn(agent, "repeated_sentences", f"the {field.replace('_', ' ')} repeated {dropped} "

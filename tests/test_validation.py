@@ -500,6 +500,35 @@ def test_a_sentence_written_again_word_for_word_is_left_out_and_counted():
     assert unrepeated("No repeats here at all in this one. None.") == ("No repeats here at all in this one. None.", 0)
 
 
+def test_sentences_copied_from_another_agent_are_left_out_and_counted():
+    from courtroom_chat.replies import unrepeated
+
+    theirs = "Both reviewers recommend design B, making it the clear choice. Acting now helps."
+    text = ("We should not build design B because the queue adds an operations burden. Both reviewers "
+            "recommend design B, making it the clear choice! The queue needs an on-call rota we lack.")
+    assert unrepeated(text, known=theirs) == ("We should not build design B because the queue adds an operations "
+                                              "burden. The queue needs an on-call rota we lack.", 1)
+    assert unrepeated("Acting now helps. Acting now helps.", known=theirs) == ("Acting now helps. Acting now helps.", 0)
+
+
+async def test_the_defense_copying_the_prosecutions_sentences_shows_its_own_and_says_so(scripted_settings):
+    """Seen on the 1.5B (2026-12-01): on ten of the twenty clear cases the defense wrote sentences of
+    the prosecution's case word for word, "Acting now will ensure that the billing database is
+    operational" and "Both reviewers recommend design B, making it the clear choice" among them."""
+    copied = "The retry fix is needed before the release; the remaining failure is narrow."
+    own = "Merging PR #214 now ships a retry fix whose Retry-After path crashes on dates; the release can wait."
+    reply = defense(counter=f"{own} {copied}") | {"harm_dispute": "Customers keep losing checkouts during outages."}
+    record, backend, _ = await trial({"prosecutor": prosecution(), "defense": reply}, scripted_settings)
+    assert len([c for c in backend.calls if c.role == "defense"]) == 1  # not asked again for it
+    assert record.defense.counter_argument == own
+    assert record.defense.harm_dispute == "Customers keep losing checkouts during outages."  # all of it copied: kept
+    warnings = [w.message for w in record.warnings if w.rule == "copied_sentences"]
+    assert warnings == ["the counter argument repeated 1 of the prosecution's sentences word for word; it is left out "
+                        "of it (the reply as written is kept in the record)",
+                        "the harm dispute is the prosecution's sentences word for word"]
+    assert copied in next(c for c in record.calls if c.role == "defense").response
+
+
 async def test_the_judge_repeating_a_sentence_shows_it_once_and_says_so(scripted_settings):
     """Seen on the 1.5B (2026-11-26): a judge wrote "Moving away would take an estimated 3 months
     of work." three times in one reasoning."""

@@ -300,16 +300,17 @@ class DecisionCourt(Briefs, Procedure):
             )
             court.settle(agent, answer, skip={"exhibit_quote", "exhibit_flagged"})
             reply = answer.value
+            said = ("prosecution", f"{prosecution.case_statement} {prosecution.harm_analysis}")  # not the defense's to say
             turned: list[int] = []
             own = self.file_exhibits(court, index, "defense", [(e, "defense") for e in reply.exhibits],
                                      first=first, limit=room, attempt=2 if answer.repaired else 1,
                                      known={normalise_text(e.source_quote): e.number for e in prosecution.exhibits}, turned=turned)
             defense = Defense(
-                counter_argument=court.prose(agent.name, "counter_argument", reply.counter_argument),
+                counter_argument=court.prose(agent.name, "counter_argument", reply.counter_argument, other=said),
                 exhibits=own,
                 turned=sorted(set(turned)),
                 exhibit_challenges=[ExhibitChallenge(**c.model_dump()) for c in in_order(reply.exhibit_challenges, numbers)],
-                harm_dispute=court.prose(agent.name, "harm_dispute", reply.harm_dispute),
+                harm_dispute=court.prose(agent.name, "harm_dispute", reply.harm_dispute, other=said),
                 alternative=reply.alternative,
             )
             data = defense.model_dump(mode="json")
