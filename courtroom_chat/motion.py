@@ -629,6 +629,9 @@ def _parts(question: str) -> tuple[str, str, str]:
 _WH = {"what", "why", "how", "who", "whom", "whose", "where", "when", "which"}
 
 
+MAX_ASKING = 600  # characters in the asking sentence (context sentences before or after it aside)
+
+
 def not_asked(question: str) -> str:
     """Why ``question`` is no yes/no question a verdict can answer, or "": a greeting or a
     statement ("hi", "The build is broken."), a question of what or why ("What is this?"), or two
@@ -644,6 +647,9 @@ def not_asked(question: str) -> str:
     asking = [s for s in _sentences(q) if s.endswith("?") and not s.lower().startswith("or ")]
     opener = lambda s: re.sub(r"^[\"“‘(\[]+", "", s).split(" ")[0].lower().strip(",")  # noqa: E731
     last = _parts(q)[1]
+    if len(last) > MAX_ASKING:  # tried as the motion every agent restates: a paragraph of it ran out their replies
+        return (f"“{shown}” is asked in {len(last):,} characters; the court tries one short question: ask it in one "
+                f"sentence of at most {MAX_ASKING} characters and put the rest in the evidence")
     # no question mark: a statement ("The build is broken.") or a word ("hi", "thanks!") is none; a
     # proposal in the imperative ("Merge PR #214 now", "Decide whether to ship") is still asked
     if (not asking and opener(last) not in _QUESTION_WORDS and not re.search(r"(?i)\bwhether\b", q)

@@ -685,6 +685,10 @@ def test_a_question_of_what_to_do_is_told_from_a_case_at_law(question, what_to_d
     ("Decide whether to merge PR #214.", ""),
     ("Publish the essay this week", ""),
     ("ok", "is not a yes/no question"),
+    # the asking sentence is the motion every agent restates: a paragraph of it ran their replies out
+    ("Should we ship " + "very " * 400 + "soon?", "is asked in 2,020 characters; the court tries one short question: "
+     "ask it in one sentence of at most 600 characters and put the rest in the evidence"),
+    ("We ran " + "the load test again, " * 40 + "and it passed. Should we ship?", ""),  # long context, short question
 ])
 def test_a_message_that_is_no_yes_no_question_is_named(message, refused):
     from courtroom_chat.motion import not_asked
