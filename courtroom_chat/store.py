@@ -100,6 +100,11 @@ def checked_runs_dir(value: str | Path | None) -> str | Path | None:
         raise InputError('--runs-dir is empty; give the folder for run records, or leave --runs-dir out for the default')
     return value
 
+
+# What a person may type for "the verdict turned out right / wrong" ("yes" is left out: it reads as the verdict's Yes)
+_RATINGS = {"right": "up", "correct": "up", "good": "up", "+1": "up", "👍": "up", "thumbs-up": "up",
+            "wrong": "down", "incorrect": "down", "bad": "down", "-1": "down", "👎": "down", "thumbs-down": "down"}
+
 class RunStore:
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
@@ -275,8 +280,9 @@ class RunStore:
     def set_feedback(self, run_id: str, rating: str, comment: str | None = None) -> RunRecord:
         """Rate a run's verdict; with no comment, one given before is kept (a rating changed from
         down to up does not erase why)."""
+        rating = _RATINGS.get(rating.strip().lower(), rating)
         if rating not in ("up", "down"):
-            raise InputError(f"feedback must be 'up' or 'down', got {rating!r}")
+            raise InputError(f"feedback must be 'up' or 'down' (the verdict turned out right or wrong), got {rating!r}")
         if comment is not None and unstorable(comment):
             raise InputError("the comment holds bytes that are not UTF-8 text; type it again")
         record = self.load(run_id)

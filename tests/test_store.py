@@ -49,6 +49,11 @@ def test_feedback_is_stored_with_the_record(tmp_path):
     assert row["feedback"] == "up"
     with pytest.raises(InputError, match="feedback must be 'up' or 'down'"):
         store.set_feedback(r.run_id, "meh")
+    with pytest.raises(InputError, match="got 'yes'"):  # "yes" would read as the verdict's Yes
+        store.set_feedback(r.run_id, "yes")
+    for said, stored in (("Wrong", "down"), ("right", "up"), ("👎", "down"), ("incorrect", "down")):
+        assert store.set_feedback(r.run_id, said).feedback.rating == stored
+    assert store.load(r.run_id).feedback.comment == "it worked out"  # kept through the ratings changed
 
 
 @pytest.mark.parametrize(("status", "said"), [("failed", "failed"), ("incomplete", "did not finish"),

@@ -441,7 +441,7 @@ app.command("replay", help="Replay a stored run from its events (the same as sho
 @guarded
 def feedback(
     run_id: str = typer.Argument(...),
-    rating: str = typer.Argument(..., help="up or down: did the verdict turn out right?"),
+    rating: str = typer.Argument(..., help="up or down (or right / wrong): did the verdict turn out right?"),
     comment: str | None = typer.Option(None, "--comment", "-m", help="Why; left out, a comment given before is kept."),
     runs_dir: str | None = typer.Option(None, "--runs-dir"),
     config: Path | None = typer.Option(None, "--config"),
@@ -451,7 +451,7 @@ def feedback(
 
     settings = _settings(config, None, None, runs_dir)
     record = RunStore.default(settings.runs.dir).existing().set_feedback(run_id, rating, comment)
-    say(f"feedback '{rating}' stored on run {record.run_id}", stderr=False)
+    say(f"feedback '{record.feedback.rating if record.feedback else rating}' stored on run {record.run_id}", stderr=False)
 
 
 models_app = typer.Typer(add_completion=False, no_args_is_help=False, pretty_exceptions_enable=False,
