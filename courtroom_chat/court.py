@@ -242,8 +242,8 @@ class Court:
             if copied:
                 all_of_it = not own.strip()
                 self.warn(agent, "copied_sentences", (
-                    f"the {field.replace('_', ' ')} is the {whose}'s sentences word for word" if all_of_it else
-                    f"the {field.replace('_', ' ')} repeated {copied} of the {whose}'s sentences word for word; "
+                    f"the {agent}'s {field.replace('_', ' ')} is the {whose}'s sentences word for word" if all_of_it else
+                    f"the {agent}'s {field.replace('_', ' ')} repeated {copied} of the {whose}'s sentences word for word; "
                     f"{'they are' if copied > 1 else 'it is'} left out of it (the reply as written is kept in the record)"))
                 text = text if all_of_it else own
         kept, dropped = unrepeated(text)

@@ -523,9 +523,9 @@ async def test_the_defense_copying_the_prosecutions_sentences_shows_its_own_and_
     assert record.defense.counter_argument == own
     assert record.defense.harm_dispute == "Customers keep losing checkouts during outages."  # all of it copied: kept
     warnings = [w.message for w in record.warnings if w.rule == "copied_sentences"]
-    assert warnings == ["the counter argument repeated 1 of the prosecution's sentences word for word; it is left out "
-                        "of it (the reply as written is kept in the record)",
-                        "the harm dispute is the prosecution's sentences word for word"]
+    assert warnings == ["the defense's counter argument repeated 1 of the prosecution's sentences word for word; it is "
+                        "left out of it (the reply as written is kept in the record)",
+                        "the defense's harm dispute is the prosecution's sentences word for word"]
     assert copied in next(c for c in record.calls if c.role == "defense").response
 
 
