@@ -164,10 +164,13 @@ class Court:
 
         address = web_address(self.case.question)
         if address and not self.case.context:  # "Should I merge https://…/pull/12?": nothing of it is read
+            self.emit(StageStarted(stage="screening", title="Evidence screening"))
             self.warn("court", "web_address", (
                 f"the question names a web address ({address}) and no evidence is attached: the court does not open "
                 "links, so it tries the question on its words alone; attach the page as a file (a pull request's "
                 "changes: gh pr diff NUMBER > pr.diff)"), stage="screening")
+            self.emit(StageFinished(stage="screening", title="Evidence screening", state="no evidence attached"))
+            return  # with no evidence there is nothing else to screen
         opinion = screening.enabled(self.settings) and any(d.text.strip() for d in self.case.context)
         if opinion:
             self.emit(StageStarted(stage="screening", title="Evidence screening"))

@@ -379,6 +379,8 @@ def test_a_web_address_in_a_question_without_evidence_is_said_to_be_unread(runs_
                                       "evidence is attached: the court does not open links")
     shown = outcome_markdown(record.outcome.model_dump())
     assert "- ⚠️ the question names a web address (https://github.com/acme/app/pull/12)" in shown
+    played = replay(parse_events(record.events))  # in its own stage, before the prosecution, as every front end renders it
+    assert played.index("Evidence screening") < played.index("the question names a web address") < played.index("Prosecution")
     record = run_sync("Should I merge https://github.com/acme/app/pull/12?", backend="scripted",
                       evidence=[{"name": "pr.diff", "text": "-a\n+b\n"}])
     assert not [w for w in record.warnings if w.rule == "web_address"]
