@@ -4,9 +4,12 @@ jury splits, and how many of the exhibits filed after end at an abbreviation.
 
     python bench/sentence_rule_compare.py RUNS [--before bench/results/iclr2017-1.5b-fragility-order-2026-11-30/results.jsonl]
                                          [--count-in RUNS_BEFORE ...]
+    python bench/sentence_rule_compare.py RUNS --dataset rte \
+        --before bench/results/classification-rte-1.5b-fragility-2026-11-30/results.jsonl
 
-RUNS is the runs folder of an evaluation of ``iclr2017`` run after the change (its run records
-hold the exhibits). The passages before are cut as the code before c37c995 cut them.
+RUNS is the runs folder of an evaluation run after the change (its run records hold the
+exhibits). The passages before are cut as the code before c37c995 cut them: for ``iclr2017`` the
+decision court's quotable passages, for a labelled set (``rte``) the classification court's.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from courtroom_chat import evidence, sentences  # noqa: E402
 from courtroom_chat.evaluation.datasets import resolve  # noqa: E402
+from courtroom_chat.procedures.classification import labels  # noqa: E402
 
 BEFORE = Path(__file__).parent / "results" / "iclr2017-1.5b-fragility-order-2026-11-30" / "results.jsonl"
 # what a quote cut at an abbreviation ends with (the old cut, whatever the new rule says)
@@ -33,6 +37,8 @@ NEW_SPLIT = sentences.split
 
 def exhibits(record: dict) -> tuple[int, int]:
     """A trial's exhibits filed, and how many of them end at an abbreviation."""
+    if record.get("procedure") != "decision":
+        return 0, 0
     quotes = [e["source_quote"] for e in (record["outputs"].get("prosecutor") or {}).get("exhibits") or []]
     return len(quotes), sum(bool(ABBREVIATED.search(q.strip())) for q in quotes)
 
@@ -46,10 +52,10 @@ def court_rows(path: str | Path) -> dict[str, dict]:
     return {r["item"]: r for r in rows if r["method"] == "court" and r["framing"] == "asked"}
 
 
-def passages(docs: list, split) -> list[str]:
-    sentences.split = split  # the module quote_choices calls
+def passages(docs: list, split, quotable=evidence.quote_choices) -> list[str]:
+    sentences.split = split  # the module quote_choices (and the classification court's passages) call
     try:
-        return evidence.quote_choices(docs)
+        return quotable(docs)
     finally:
         sentences.split = NEW_SPLIT
 
@@ -58,6 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs")
     parser.add_argument("--before", default=str(BEFORE))
+    parser.add_argument("--dataset", default="iclr2017", help="iclr2017 (the decision court) or a labelled set such as rte")
     parser.add_argument("--count-in", nargs="*", default=[], metavar="RUNS",
                         help="also count the exhibits ending at an abbreviation in every decision trial kept here")
     args = parser.parse_args()
@@ -72,7 +79,8 @@ def main() -> None:
         print(f"{folder}: {trials} decision trials, {filed} exhibits, {cut} ending at an abbreviation, in {hit} trials")
     before = court_rows(args.before)
     after = court_rows(glob.glob(f"{args.runs}/evals/*/results.jsonl")[0])
-    items = {it.id: it for it in resolve("iclr2017").items()}
+    items = {it.id: it for it in resolve(args.dataset).items()}
+    quotable = evidence.quote_choices if args.dataset == "iclr2017" else labels.passages
     print("| item | gold | passages changed | before (jury) | after (jury) | exhibits after ending at an abbreviation |")
     print("|---|---|---|---|---|---|")
     same = {True: [0, 0], False: [0, 0]}  # changed -> [same answer, items]
@@ -80,7 +88,7 @@ def main() -> None:
     for item, a in after.items():
         b = before.get(item)
         docs = items[item].case.context
-        changed = passages(docs, old_split) != passages(docs, NEW_SPLIT)
+        changed = passages(docs, old_split, quotable) != passages(docs, NEW_SPLIT, quotable)
         record = json.loads(Path(args.runs, f"{a['run_id']}.json").read_text())
         n, ends = exhibits(record)
         filed, cut = filed + n, cut + ends

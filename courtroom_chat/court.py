@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from . import measured
 from .backends import BackendPool
-from .backends.base import Backend, ModelRequest
+from .backends.base import Backend, ModelRequest, sampling_seed
 from .case import Case
 from .config import ModelSpec, Settings
 from .cost import call_cost, dollars, estimate_cost
@@ -442,6 +442,7 @@ class Court:
             schema_name=wire.__name__,
             temperature=agent.applied_temperature,
             max_tokens=agent.max_tokens,
+            seed=sampling_seed(self.seed, agent.name),
             case=self.case,
             inputs=inputs,
             procedure=self.procedure,

@@ -346,6 +346,21 @@ def test_run_sync_and_run_accept_a_case_file(runs_dir):
     assert asyncio.run(run(str(CASES / "architecture.json"), backend="scripted")).verdict is not None
 
 
+async def test_every_agent_samples_with_a_seed_fixed_by_the_trials_seed(scripted_settings):
+    """A trial run again with its seed (``--seed``, an evaluation's item) asks every agent with the
+    same sampling seed; agents differ from one another, and another trial seed gives others."""
+    async def seeds(seed):
+        backend = ScriptedBackend()
+        await Trial(load_case(CASES / "code-commit.json"), scripted_settings, store=None,
+                    backends={"scripted": backend}, seed=seed).run()
+        return {c.agent: c.seed for c in backend.calls}
+
+    first, again, other = await seeds(11), await seeds(11), await seeds(12)
+    assert first == again and set(first) >= {"prosecutor", "defense", "juror-1", "juror-5", "judge"}
+    assert len(set(first.values())) == len(first) and all(0 <= s < 2**31 for s in first.values())
+    assert all(other[a] != first[a] for a in first)
+
+
 def test_run_sync_takes_the_question_itself_with_its_evidence(runs_dir, tmp_path, monkeypatch):
     """As the CLI reads `courtroom run "QUESTION?" FILES…`: the question, then evidence files or
     documents written in place; added to a case file's evidence too; bad evidence is one line."""

@@ -201,6 +201,23 @@ async def test_the_dry_setting_is_accepted_by_the_runtime(local_settings):
         assert json.loads(reply.text) == {"ok": True}
 
 
+async def test_a_seeded_request_samples_the_same_way_again(local_settings):
+    """The seed reaches llama.cpp: asked again with one seed at temperature 1.0 the model writes
+    the same reply; with no seed the runtime draws one (2026-12-01, the 0.5B: two unseeded replies
+    differed, seeded ones were the same once the prompt was cached; at 1.0 the first reply, read
+    before the prompt was cached, differed from the three after it, at 0.2 none did)."""
+    def asked(seed):
+        return ModelRequest(agent="juror-1", role="juror", system="Reply with JSON.", prefix="",
+                            prompt="Should we ship on Friday? Two tests fail and the PM wants it. Say why, then answer.",
+                            schema={"type": "object", "properties": {"why": {"type": "string", "maxLength": 120}},
+                                    "required": ["why"]}, schema_name="X", temperature=1.0, max_tokens=60, seed=seed)
+    local = backend(local_settings)
+    assert local.body(asked(7))["seed"] == 7 and "seed" not in local.body(asked(None))
+    await local.complete(asked(7))  # the prompt read once: a reply read from the cache may differ in its last digits
+    first, again = [(await local.complete(asked(7))).text for _ in range(2)]
+    assert first == again
+
+
 def test_the_dry_sampler_looks_back_as_far_as_configured(local_settings):
     """dry_last_n reaches llama.cpp as dry_penalty_last_n: how far back, in tokens, a repeated
     run of tokens is penalised."""

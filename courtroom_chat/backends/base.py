@@ -8,6 +8,7 @@ first and being byte-identical across roles.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,17 @@ from ..records import Usage
 
 TextCallback = Callable[[str], None]
 
+
+
+def stable_seed(*parts: object) -> int:
+    """A 32-bit seed from any parts, the same in every process (``hash()`` is salted)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def sampling_seed(*parts: object) -> int:
+    """A sampler's seed from any parts: 31 bits, as every runtime takes (llama.cpp reads 2**32 - 1 as "draw one")."""
+    return stable_seed("sampling", *parts) & 0x7FFFFFFF
 
 @dataclass
 class ModelRequest:
@@ -29,6 +41,9 @@ class ModelRequest:
     schema_name: str
     temperature: float | None = None  # requested; the backend decides what it applies
     max_tokens: int = 800
+    # The sampler's seed (local, Ollama): fixed by the trial's seed and the agent, so a trial or an
+    # evaluation item run again samples the same way; None: the backend draws one (Anthropic has none)
+    seed: int | None = None
     repairs: list[tuple[str, str]] = field(default_factory=list)  # (reply, correction) turns
     # Structured inputs behind the prompt. Real backends never send these; the scripted
     # backend derives its replies from them.

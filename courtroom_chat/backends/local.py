@@ -193,6 +193,8 @@ class LocalBackend:
         }
         if request.temperature is not None:
             body["temperature"] = request.temperature
+        if request.seed is not None:
+            body["seed"] = request.seed
         # Small models loop ("X is working as expected. X is working as expected."): the DRY
         # sampler penalises repeating any earlier run of tokens; quotes and colons break runs,
         # so JSON keys and punctuation are not penalised.

@@ -58,6 +58,8 @@ class OllamaBackend:
         options: dict[str, Any] = {"num_ctx": self.num_ctx, "num_predict": request.max_tokens}
         if request.temperature is not None:
             options["temperature"] = request.temperature
+        if request.seed is not None:
+            options["seed"] = request.seed
         return options
 
     async def complete(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelReply:

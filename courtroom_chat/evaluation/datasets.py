@@ -13,7 +13,6 @@ repository); nothing is copied into the project.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import random
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..backends.base import stable_seed
 from ..case import Case, Document, context_documents, document_from_bytes, unstorable
 from ..config import Limits
 from ..errors import InputError
@@ -136,12 +136,6 @@ def resolve(spec: str, *, seed: int = 0, limits: Limits | None = None) -> Datase
         return ADRDataset(path, seed=seed, limits=limits)
     raise InputError(f"{spec}: not a dataset; give a .jsonl file of {{question, context, answer}} lines, "
                      f"or one of {', '.join(_REGISTRY)}")
-
-
-def stable_seed(*parts: object) -> int:
-    """A 32-bit seed from any parts, the same in every process (``hash()`` is salted)."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:4], "big")
 
 
 def _document(name: str, text: str, limits: Limits | None) -> Document:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, field_validator, model_validator
 
 from .. import plain
 from ..backends import BackendPool
-from ..backends.base import Backend, ModelRequest
+from ..backends.base import Backend, ModelRequest, sampling_seed
 from ..case import Case
 from ..config import ModelSpec, Settings
 from ..cost import call_cost
@@ -383,6 +383,7 @@ class Baselines:
             schema_name="LabelReply" if choosing else "AnswerReply",
             temperature=temperature if backend.accepts_temperature else None,
             max_tokens=500,
+            seed=sampling_seed(seed),
             case=case,
             inputs={"question": case.question, "number": number, "persona": "an independent decision-maker",
                     "min_words": 5, "exhibits": [], "seed": seed, "labels": list(labels or ())},
@@ -427,7 +428,8 @@ class Baselines:
             agent=f"{method}-{number}" if kind(method) == "majority" else method, role=fmt.role, system=fmt.system,
             prefix=procedure.case_block(case) if procedure is not None else case_block(case), prompt=fmt.prompt,
             schema=fmt.schema, schema_name=fmt.wire.__name__,
-            temperature=temperature if backend.accepts_temperature else None, max_tokens=fmt.max_tokens, case=case,
+            temperature=temperature if backend.accepts_temperature else None, max_tokens=fmt.max_tokens,
+            seed=sampling_seed(seed), case=case,
             procedure=procedure, inputs={"question": case.question, "number": number, "seed": seed},
         )
 

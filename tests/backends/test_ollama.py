@@ -57,6 +57,13 @@ def juror_reply(vote: str = "act") -> dict[str, str]:
 # ---------------------------------------------------------------- the request body
 
 
+async def test_a_seeded_request_sends_its_seed_in_the_options(server):
+    """A trial's agents sample with seeds fixed by the trial's seed: Ollama takes it in ``options``."""
+    route = server.post(CHAT).mock(side_effect=lambda request: ollama_reply(juror_reply()))
+    await make(num_ctx=4096).complete(juror_request(seed=1234567))
+    assert body_of(route.calls[0])["options"] == {"temperature": 0.3, "num_ctx": 4096, "num_predict": 420, "seed": 1234567}
+
+
 async def test_request_body_carries_schema_options_and_temperature(server):
     route = server.post(CHAT).mock(
         side_effect=lambda request: ollama_reply(juror_reply(), prompt_eval_count=812, eval_count=143)
