@@ -1,0 +1,48 @@
+"""Two evaluations of the same items, unit by unit: how many replies came out word for word the
+same, and how many answers and confidences. For telling a change from the model's own
+run-to-run variation (run the same command twice into two runs folders). A baseline's reply is
+its row's reasoning; a court's are every call of its run record (found beside the evaluation,
+in RUNS/), compared by agent and attempt.
+
+    python bench/same_replies.py RUNS_A/evals/<id>/results.jsonl RUNS_B/evals/<id>/results.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def replies(path: Path, row: dict) -> dict[tuple[str, int], str]:
+    """The row's replies: its run record's calls by (agent, attempt), else its own reasoning."""
+    if row.get("run_id"):
+        record = path.parents[2] / f"{row['run_id']}.json"
+        if record.is_file():
+            calls = json.loads(record.read_text(encoding="utf-8")).get("calls") or []
+            return {(c["agent"], c.get("attempt", 1)): c.get("response") or "" for c in calls}
+    return {("reply", 1): (row.get("details") or {}).get("reasoning") or ""}
+
+
+def rows(path: Path) -> dict[tuple[str, str, str], tuple[dict, object, dict]]:
+    """(item, method, framing) -> (its replies, the answer, the confidences)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out[(r["item"], r["method"], r.get("framing", "asked"))] = (replies(path, r), r.get("predicted"),
+                                                                          r.get("confidences") or {})
+    return out
+
+
+def main() -> None:
+    a, b = rows(Path(sys.argv[1])), rows(Path(sys.argv[2]))
+    keys = sorted(set(a) & set(b))
+    calls = [(a[k][0][c], b[k][0][c]) for k in keys for c in sorted(set(a[k][0]) & set(b[k][0]))]
+    print(f"{len(keys)} units in both: {sum(a[k][0] == b[k][0] for k in keys)} with every reply word for word the "
+          f"same ({sum(x == y for x, y in calls)} of {len(calls)} replies), {sum(a[k][1] == b[k][1] for k in keys)} "
+          f"answers the same, {sum(a[k][2] == b[k][2] for k in keys)} confidences the same")
+
+
+if __name__ == "__main__":
+    main()
