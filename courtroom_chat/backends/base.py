@@ -19,7 +19,6 @@ from ..records import Usage
 TextCallback = Callable[[str], None]
 
 
-
 def stable_seed(*parts: object) -> int:
     """A 32-bit seed from any parts, the same in every process (``hash()`` is salted)."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
@@ -29,6 +28,7 @@ def stable_seed(*parts: object) -> int:
 def sampling_seed(*parts: object) -> int:
     """A sampler's seed from any parts: 31 bits, as every runtime takes (llama.cpp reads 2**32 - 1 as "draw one")."""
     return stable_seed("sampling", *parts) & 0x7FFFFFFF
+
 
 @dataclass
 class ModelRequest:

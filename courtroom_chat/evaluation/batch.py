@@ -15,10 +15,10 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..backends.base import stable_seed
 from ..errors import BackendError, InputError
 from ..procedures.base import parse_reply
 from ..records import Usage
-from .datasets import stable_seed
 from .methods import AnswerReply, Baselines, Prediction, call_log, combine
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, field_validator, model_validator
 
 from .. import plain
 from ..backends import BackendPool
-from ..backends.base import Backend, ModelRequest, sampling_seed
+from ..backends.base import Backend, ModelRequest, sampling_seed, stable_seed
 from ..case import Case
 from ..config import ModelSpec, Settings
 from ..cost import call_cost
@@ -533,8 +533,6 @@ def combine(method: str, answers: list[Any], log: list[dict[str, Any]], seconds:
 async def run_baseline(method: str, case: Case, baselines: Baselines, seed: int,
                        labels: Sequence[str] | None = None) -> Prediction:
     """``single`` or ``majority`` on one case, calling the backend directly."""
-    from .datasets import stable_seed
-
     started = time.perf_counter()
     backend = baselines.pool.get(baselines.spec(method))
     requests = [baselines.request(method, case, k, t, stable_seed(seed, k), labels)

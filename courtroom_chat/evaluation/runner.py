@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from ..backends import BackendPool
-from ..backends.base import Backend
+from ..backends.base import Backend, stable_seed
 from ..config import ModelSpec, Settings
 from ..errors import InputError
 from ..motion import motion_for
 from ..store import RunStore
-from .datasets import NO, YES, Dataset, Item, stable_seed
+from .datasets import NO, YES, Dataset, Item
 from .methods import (
     COURT_METHODS,
     Baselines,

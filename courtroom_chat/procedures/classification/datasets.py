@@ -23,10 +23,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...backends.base import stable_seed
 from ...case import Case
 from ...config import Limits
 from ...errors import InputError
-from ...evaluation.datasets import Dataset, DatasetInfo, Item, _document, data_dir, register, stable_seed
+from ...evaluation.datasets import Dataset, DatasetInfo, Item, _document, data_dir, register
 from ...evaluation.stats import wilson
 from ...replies import shorten
 from ...retrieval import Example, disjoint

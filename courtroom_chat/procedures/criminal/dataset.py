@@ -20,9 +20,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ...backends.base import stable_seed
 from ...config import Limits
 from ...errors import InputError
-from ...evaluation.datasets import Dataset, DatasetInfo, Item, data_dir, register, stable_seed
+from ...evaluation.datasets import Dataset, DatasetInfo, Item, data_dir, register
 from ...evaluation.methods import AnswerFormat
 from .cases import from_simcourt
 from .rules import charge_key, normalise_charge, same_charges, specific_forms
