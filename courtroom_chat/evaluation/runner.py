@@ -103,9 +103,17 @@ class Plan:
                         item=item, method=method, framing=framing,
                         question=item.case.question if asked else self.mirror_questions[item.id],
                         gold=item.gold if asked else flip(item.gold),
-                        seed=stable_seed(self.seed, item.id, method, framing),
+                        seed=unit_seed(self.seed, item.id, method, framing),
                     ))
         return out
+
+
+def unit_seed(seed: int, item_id: str, method: str, framing: str) -> int:
+    """The seed of one unit. The court's order-control trials (``court-fixed-order``,
+    ``court-shuffled-order``) take the court's own, so they draw the same sampling seeds and differ
+    from its trial only in the order each agent reads: a verdict that moves is the order's doing,
+    not a new draw. Every other method draws its own."""
+    return stable_seed(seed, item_id, "court" if method in COURT_METHODS else method, framing)
 
 
 def flip(label: str) -> str:
@@ -355,7 +363,7 @@ class Runner:
                     prediction = await run_baseline(unit.method, unit.case(), baselines, unit.seed, labels)
             if unit.method == "court":
                 for arm in self.plan.arms:
-                    self.record(dataclasses.replace(unit, method=arm, seed=stable_seed(self.plan.seed, unit.item.id, arm, unit.framing)),
+                    self.record(dataclasses.replace(unit, method=arm, seed=unit_seed(self.plan.seed, unit.item.id, arm, unit.framing)),
                                 arm_prediction(prediction, arm) if arm in prediction.details.get("arms", {})
                                 else dataclasses.replace(prediction, label=None, status="failed", details={},
                                                          error=prediction.error or f"the trial made no {arm} decision"),

@@ -18,13 +18,21 @@ def test_order_control_shuffles_the_labels_of_a_court_that_reads_them_in_one_ord
     ev = evaluate(str(fixtures / "adrs.json"), baselines=["single"], backend="scripted", limit=2, order_control=True)
     summary = json.loads((ev.folder / "summary.json").read_text())
     assert summary["methods"] == ["court", "court-shuffled-order", "single"]
+    seeds = {}  # each row of results.jsonl carries its unit's seed
+    for line in (ev.folder / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        seeds.setdefault(row["item"], {})[row["method"]] = row["seed"]
     orders = {}
     for row in summary["rows"]:
         if row["method"].startswith("court"):
             record = RunStore(runs_dir).load(row["run_id"])
             shuffled = row["method"] == "court-shuffled-order"
             assert record.settings["procedures"]["decision"]["shuffle_labels"] is shuffled
+            assert record.seed == seeds[row["item"]][row["method"]]
             orders.setdefault(row["method"], []).append({a: tuple(o["labels"]) for a, o in record.outputs["orders"].items()})
+    # the control is paired: the same trial seed (so the same sampling seeds) as the court's, only
+    # the order differs; the one call draws its own
+    assert all(s["court"] == s["court-shuffled-order"] != s["single"] for s in seeds.values()) and len(seeds) == 2
     assert all(len(set(labels.values())) == 1 for labels in orders["court"])
     assert any(len(set(labels.values())) > 1 for labels in orders["court-shuffled-order"])
     assert "court-shuffled-order" in summary["comparisons"] and "| court-shuffled-order |" in ev.markdown
