@@ -74,7 +74,8 @@ suspend switch take terminate test tell trust try turn unblock unfreeze update u
 warrant withdraw work write
 affect cause contain exist explain help justify matter outweigh prevent prove satisfy show solve
 lead manage win learn mentor regress identify expect know want resolve breach serve see own beat
-lose leak crash hurt harm save damage survive negotiate resign escalate retry
+lose leak crash hurt harm save damage survive negotiate resign escalate retry lock unlock slow corrupt expose
+overwrite overload
 notice mind care benefit complain understand appreciate react object read
 pause halt defer abandon scrap shelve proceed resume discontinue
 """.split())
@@ -199,14 +200,34 @@ def _split_subject(words: list[str], stops: set[str],
         w = words[j]
         if ((w.lower() in stops or (opens is not None and w.islower() and opens(w)))
                 and (w.islower() or w in ("An", "The")) and not _no_subject(words[:j])):  # "Option A" names
-            if (j == 1 and words[0].lower() in _DEMONSTRATIVES and j + 1 < len(words) and w in _VERBS
-                    and words[j + 1].islower() and words[j + 1] in _VERBS):
+            if _noun_before_verb(words, j):
                 continue  # "Does this change break …?": "this change" breaks, not "this" changes
             return " ".join(words[:j]), words[j:]
     if (opens is not None and len(words) == 3 and words[0].lower() in _DETERMINERS
             and words[2].islower() and words[2].isalpha()):
         return " ".join(words[:2]), words[2:]
     return None
+
+
+_OBJECT_OPENERS = _DETERMINERS | _DEMONSTRATIVES | {"it", "them", "us", "me", "him", "her"}
+_TAKES_BARE_VERB = {"help", "let", "make", "go", "come", "need", "dare", "try", "see", "watch", "hear", "have",
+                    "do", "be"}  # "Will the manager help fix the bug?": "help" is the verb, "fix" its object
+
+
+def _noun_before_verb(words: list[str], j: int) -> bool:
+    """Whether ``words[j]``, a word that is also a verb, ends a noun subject because a verb follows
+    it: after a demonstrative alone ("Does this change break …?"), or after a determiner and a noun
+    when the next verb's object opens at once ("Will the schema change lock the table?", read "the
+    schema will change lock the table" before) or the next verb is "be" ("Should the database lock
+    be removed?"). A noun after the next verb leaves the first verb the verb ("Should the team ship
+    release notes?")."""
+    if j + 1 >= len(words) or words[j] not in _VERBS or not (words[j + 1].islower() and words[j + 1] in _VERBS):
+        return False
+    first = words[0].lower()
+    if j == 1:
+        return first in _DEMONSTRATIVES
+    return (first in _DETERMINERS | _DEMONSTRATIVES and words[j] not in _TAKES_BARE_VERB
+            and (words[j + 1] == "be" or (j + 2 < len(words) and words[j + 2].lower() in _OBJECT_OPENERS)))
 
 
 _NOT_PARTICIPLES = {"need", "seed", "feed", "speed", "bleed", "breed", "greed", "shed", "hundred", "embed",

@@ -151,6 +151,20 @@ SHAPES = [
      "Does this not change the plan?"),
     ("Should this change go out today?", "Yes: this change should go out today",
      "No: this change should not go out today", "Should this change not go out today?"),
+    # a determiner, a noun and a word that is also a verb: a noun when a verb follows whose object
+    # opens at once, or "be"; the verb when a noun follows, or when it takes a bare verb ("help fix")
+    ("Will the schema change lock the table?", "Yes: the schema change will lock the table",
+     "No: the schema change will not lock the table", "Will the schema change fail to lock the table?"),
+    ("Should the database lock be removed?", "Yes: the database lock should be removed",
+     "No: the database lock should not be removed", "Should the database lock not be removed?"),
+    ("Will the manager help fix the bug?", "Yes: the manager will help fix the bug",
+     "No: the manager will not help fix the bug", "Will the manager fail to help fix the bug?"),
+    ("Should team 3 ship release 2.3 today?", "Yes: team 3 should ship release 2.3 today",
+     "No: team 3 should not ship release 2.3 today", "Should team 3 not ship release 2.3 today?"),
+    ("Will the migration lock the users table?", "Yes: the migration will lock the users table",
+     "No: the migration will not lock the users table", "Will the migration fail to lock the users table?"),
+    ("Does the new index slow down writes?", "Yes: the new index slows down writes",
+     "No: the new index does not slow down writes", "Does the new index not slow down writes?"),
     ("Should I accept the offer rather than negotiate?", "Yes: accept the offer", "No: negotiate",
      "Should I negotiate rather than accept the offer?"),  # "accept the negotiate" before "negotiate" was a verb
     # words the rules did not know: the motion was left to the prosecutor to phrase
