@@ -13,24 +13,25 @@ import json
 import sys
 from pathlib import Path
 
+from courtroom_chat.store import RunStore
 
-def replies(path: Path, row: dict) -> dict[tuple[str, int], str]:
+
+def replies(store: RunStore, row: dict) -> dict[tuple[str, int], str]:
     """The row's replies: its run record's calls by (agent, attempt), else its own reasoning."""
-    if row.get("run_id"):
-        record = path.parents[2] / f"{row['run_id']}.json"
-        if record.is_file():
-            calls = json.loads(record.read_text(encoding="utf-8")).get("calls") or []
-            return {(c["agent"], c.get("attempt", 1)): c.get("response") or "" for c in calls}
+    record = store.find(row["run_id"]) if row.get("run_id") else None
+    if record is not None:
+        return {(c.agent, c.attempt): c.response for c in record.calls}
     return {("reply", 1): (row.get("details") or {}).get("reasoning") or ""}
 
 
 def rows(path: Path) -> dict[tuple[str, str, str], tuple[dict, object, dict]]:
-    """(item, method, framing) -> (its replies, the answer, the confidences)."""
-    out = {}
+    """(item, method, framing) -> (its replies, the answer, the confidences); the run records are
+    read from the runs folder that holds the evaluation (RUNS/evals/<id>/results.jsonl)."""
+    store, out = RunStore(path.parents[2]), {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             r = json.loads(line)
-            out[(r["item"], r["method"], r.get("framing", "asked"))] = (replies(path, r), r.get("predicted"),
+            out[(r["item"], r["method"], r.get("framing", "asked"))] = (replies(store, r), r.get("predicted"),
                                                                           r.get("confidences") or {})
     return out
 

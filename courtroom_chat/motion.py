@@ -209,7 +209,8 @@ def _split_subject(words: list[str], stops: set[str],
     return None
 
 
-_OBJECT_OPENERS = _DETERMINERS | _DEMONSTRATIVES | {"it", "them", "us", "me", "him", "her"}
+_NOUN_OPENERS = _DETERMINERS | _DEMONSTRATIVES
+_OBJECT_OPENERS = _NOUN_OPENERS | {"it", "them", "us", "me", "him", "her"}
 _TAKES_BARE_VERB = {"help", "let", "make", "go", "come", "need", "dare", "try", "see", "watch", "hear", "have",
                     "do", "be"}  # "Will the manager help fix the bug?": "help" is the verb, "fix" its object
 
@@ -226,7 +227,7 @@ def _noun_before_verb(words: list[str], j: int) -> bool:
     first = words[0].lower()
     if j == 1:
         return first in _DEMONSTRATIVES
-    return (first in _DETERMINERS | _DEMONSTRATIVES and words[j] not in _TAKES_BARE_VERB
+    return (first in _NOUN_OPENERS and words[j] not in _TAKES_BARE_VERB
             and (words[j + 1] == "be" or (j + 2 < len(words) and words[j + 2].lower() in _OBJECT_OPENERS)))
 
 
