@@ -219,8 +219,8 @@ def _noun_before_verb(words: list[str], j: int) -> bool:
     """Whether ``words[j]``, a word that is also a verb, ends a noun subject because a verb follows
     it: after a demonstrative alone ("Does this change break …?"), or after a determiner and a noun
     when the next verb's object opens at once ("Will the schema change lock the table?", read "the
-    schema will change lock the table" before) or the next verb is "be" ("Should the database lock
-    be removed?"). A noun after the next verb leaves the first verb the verb ("Should the team ship
+    schema will change lock the table" before) or the next verb is "be" or "fail" ("Should the
+    database lock be removed?", "Will the schema change fail to lock the table?", the mirror). A noun after the next verb leaves the first verb the verb ("Should the team ship
     release notes?")."""
     if j + 1 >= len(words) or words[j] not in _VERBS or not (words[j + 1].islower() and words[j + 1] in _VERBS):
         return False
@@ -228,7 +228,7 @@ def _noun_before_verb(words: list[str], j: int) -> bool:
     if j == 1:
         return first in _DEMONSTRATIVES
     return (first in _NOUN_OPENERS and words[j] not in _TAKES_BARE_VERB
-            and (words[j + 1] == "be" or (j + 2 < len(words) and words[j + 2].lower() in _OBJECT_OPENERS)))
+            and (words[j + 1] in ("be", "fail") or (j + 2 < len(words) and words[j + 2].lower() in _OBJECT_OPENERS)))
 
 
 _NOT_PARTICIPLES = {"need", "seed", "feed", "speed", "bleed", "breed", "greed", "shed", "hundred", "embed",

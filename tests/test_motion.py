@@ -155,6 +155,8 @@ SHAPES = [
     # opens at once, or "be"; the verb when a noun follows, or when it takes a bare verb ("help fix")
     ("Will the schema change lock the table?", "Yes: the schema change will lock the table",
      "No: the schema change will not lock the table", "Will the schema change fail to lock the table?"),
+    ("Will the schema change fail to lock the table?", "Yes: the schema change will fail to lock the table",
+     "No: the schema change will not fail to lock the table", "Will the schema change lock the table?"),
     ("Should the database lock be removed?", "Yes: the database lock should be removed",
      "No: the database lock should not be removed", "Should the database lock not be removed?"),
     ("Will the manager help fix the bug?", "Yes: the manager will help fix the bug",
