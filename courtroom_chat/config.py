@@ -191,6 +191,21 @@ class InjectionSettings(_Section):
     chunk_chars: int = Field(6000, ge=500, le=200_000)  # one screener call per piece of a document
 
 
+class ChatSettings(_Section):
+    """What a chat user may choose in the settings panel; the operator's config bounds it."""
+
+    # Model specs ("backend:model") a chat user may pick for any role, besides those [models]
+    # names and the scripted demo. A chat user never types a model or a path.
+    models: list[str] = Field(default_factory=list)
+
+    @field_validator("models")
+    @classmethod
+    def _specs(cls, value: list[str]) -> list[str]:
+        for text in value:
+            ModelSpec.parse(text, where="[chat] models")
+        return value
+
+
 class Settings(_Section):
     """Every setting of a trial. Frozen: derive a changed copy with ``with_overrides``."""
 
@@ -206,6 +221,7 @@ class Settings(_Section):
     runs: RunsSettings = RunsSettings()
     kb: KBSettings = KBSettings()
     injection: InjectionSettings = InjectionSettings()
+    chat: ChatSettings = ChatSettings()
 
     @model_validator(mode="before")
     @classmethod

@@ -28,10 +28,13 @@ class Field:
     choices: tuple[str, ...] = ()  # for a select
 
 
-def fields(parameters: BaseModel) -> list[Field]:
-    """The panel of a procedure, at the values of ``parameters`` (its current settings)."""
+def fields(parameters: BaseModel, *, chat: bool = False) -> list[Field]:
+    """The panel of a procedure, at the values of ``parameters`` (its current settings); with
+    ``chat``, without the settings only the operator sets (models and files on the server)."""
     out = []
     for key, info in type(parameters).model_fields.items():
+        if chat and isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("operator"):
+            continue  # it names a model or a file on the server: config.toml only
         value = getattr(parameters, key)
         label = info.description or key.replace("_", " ").capitalize()
         bounds = {type(m).__name__: m for m in info.metadata}

@@ -7,6 +7,7 @@ panel maps to ``Settings`` overrides, validated by the engine's own config rules
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from .. import panel
 from ..case import Document, document_from_bytes, pasted_document
-from ..config import Limits, Settings
+from ..config import Limits, ModelSpec, Settings
 from ..errors import CaseError, ConfigError
 from ..procedures import get as get_procedure
 
@@ -22,14 +23,7 @@ _QUESTION_START = re.compile(
     r"(?i)^(should|shall|can|could|may|must|do|does|did|is|are|was|will|would|have|has|ought)\b"
 )
 
-PRESETS: dict[str, str] = {  # chat settings label -> model spec for every role
-    "Per role (below)": "",
-    "Local (embedded model)": "local",
-    "Claude (Anthropic API)": "anthropic",
-    "Ollama (local server)": "ollama",
-    "Scripted (offline demo)": "scripted",
-}
-PER_ROLE = "Per role (below)"
+PER_ROLE = "Per role (below)"  # the "Models" choice that keeps each role's own model
 
 
 def split_message(text: str) -> tuple[str | None, str | None]:
@@ -98,6 +92,16 @@ def pasted(text: str | None, index: int, limits: Limits) -> Evidence:
 # ---------------------------------------------------------------- settings panel
 
 
+def offered_models(settings: Settings, procedure: str = "decision") -> list[str]:
+    """The models a chat user may choose, for any role: what the operator's config names ([models],
+    each role's model, [chat] models) and the scripted demo. Nothing typed by a chat user is
+    ever a model, so no path on the server can be named from the chat."""
+    specs = [str(settings.model_for(role.name)) for role in get_procedure(procedure).roles]
+    specs += [str(ModelSpec.parse(v).resolved(settings)) for v in settings.models.values()]
+    specs += [str(ModelSpec.parse(v).resolved(settings)) for v in settings.chat.models]
+    return list(dict.fromkeys([*specs, "scripted"]))
+
+
 def settings_values(settings: Settings, procedure: str = "decision", dry_run: bool = False) -> dict[str, Any]:
     """The panel's values for ``settings`` (the initial values of a new chat): a model per role
     of the procedure, its parameters, the budget and dry run."""
@@ -105,7 +109,7 @@ def settings_values(settings: Settings, procedure: str = "decision", dry_run: bo
     return {
         "preset": PER_ROLE,
         **{f"model_{role.name}": str(settings.model_for(role.name)) for role in proc.roles},
-        **{f"param_{f.key}": f.initial for f in panel.fields(settings.procedure_params(procedure))},
+        **{f"param_{f.key}": f.initial for f in panel.fields(settings.procedure_params(procedure), chat=True)},
         "budget_usd": settings.budget.max_usd,
         "dry_run": dry_run,
         "mirror": False,
@@ -119,24 +123,55 @@ def checks(values: dict[str, Any]) -> dict[str, bool]:
     return {"mirror": bool(values.get("mirror")), "fragility": bool(values.get("fragility"))}
 
 
+def chat_budget(base: Settings, value: Any) -> float:
+    """A chat user's budget cap: a number, at most the operator's ``[budget] max_usd``; "no cap"
+    (0) only where the operator set none."""
+    try:
+        budget = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"chat settings: budget must be a number, got {value!r}") from None
+    if not math.isfinite(budget) or budget < 0:
+        raise ConfigError(f"chat settings: budget must be a positive number of dollars, got {value!r}")
+    cap = base.budget.max_usd
+    if cap and (budget == 0 or budget > cap):
+        raise ConfigError(f"chat settings: the budget cap can be at most ${cap:g} per trial, the operator's "
+                          f"limit ([budget] max_usd in config.toml); give a number from 0.01 to {cap:g}")
+    return budget
+
+
 def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decision") -> Settings:
-    """``base`` with the panel's values applied; a ``ConfigError`` names what is wrong."""
+    """``base`` (the operator's config) with a chat user's panel values applied; a ``ConfigError``
+    names what is wrong. The user chooses among ``offered_models`` and a budget within the
+    operator's cap, and never sets what only the operator sets (a model or a file on the server)."""
     proc = get_procedure(procedure)
+    offered = offered_models(base, procedure)
+    params_all = panel.fields(base.procedure_params(procedure))
+    allowed = {f.key for f in panel.fields(base.procedure_params(procedure), chat=True)}
+    for item in params_all:
+        value = values.get(f"param_{item.key}")
+        if item.key not in allowed and value not in (None, "", item.initial):
+            raise ConfigError(f"chat settings: {item.key} is set by the operator in config.toml, not in the chat")
     merged = {**settings_values(base, procedure), **{k: v for k, v in values.items() if v is not None and v != ""}}
-    preset = PRESETS.get(str(merged["preset"]), "")
-    chosen = {role.name: preset or str(merged[f"model_{role.name}"]).strip() for role in proc.roles}
+    preset = str(merged["preset"]).strip()
+    if preset != PER_ROLE and preset not in offered:
+        raise ConfigError(f"chat settings: model '{preset}' is not offered here; choose one of {', '.join(offered)} "
+                          "(the operator adds models in config.toml [chat] models)")
+    chosen = {role.name: preset if preset != PER_ROLE else str(merged[f"model_{role.name}"]).strip()
+              for role in proc.roles}
+    for role, spec in chosen.items():
+        if spec not in offered:
+            raise ConfigError(f"chat settings: the {role}'s model '{spec}' is not offered here; choose one of "
+                              f"{', '.join(offered)} (the operator adds models in config.toml [chat] models)")
     # Only what differs from the config is set, so the panel's values round-trip to the same settings.
     models = {role: spec for role, spec in chosen.items() if spec != str(base.model_for(role))}
     params = {}
-    for item in panel.fields(base.procedure_params(procedure)):
-        try:
-            params[item.key] = panel.coerce(item, merged[f"param_{item.key}"])
-        except ConfigError as exc:
-            raise ConfigError(f"chat settings: {exc}") from None
-    try:
-        budget = float(merged["budget_usd"])
-    except (TypeError, ValueError):
-        raise ConfigError(f"chat settings: budget must be a number, got {merged['budget_usd']!r}") from None
+    for item in params_all:
+        if item.key in allowed:
+            try:
+                params[item.key] = panel.coerce(item, merged[f"param_{item.key}"])
+            except ConfigError as exc:
+                raise ConfigError(f"chat settings: {exc}") from None
+    budget = chat_budget(base, merged["budget_usd"])
     settings = base.with_overrides({"models": {**base.models, **models}, "budget": {"max_usd": budget}})
     return settings.with_params(procedure, params)
 
@@ -147,14 +182,22 @@ def widgets(values: dict[str, Any], procedure: str = "decision", settings: Setti
     from chainlit.input_widget import NumberInput, Select, Slider, Switch, TextInput
 
     proc = get_procedure(procedure)
+    base = settings or Settings()
+    offered = offered_models(base, procedure)
+
+    def pick(value: Any) -> str:
+        return str(value) if str(value) in offered else offered[0]
+
     out: list[Any] = [
-        Select(id="preset", label="Models", values=list(PRESETS), initial_value=str(values["preset"]),
-               description="One backend for every role, or each role's model as set below."),
-        *[TextInput(id=f"model_{role.name}", label=f"{role.title} model", initial=str(values[f"model_{role.name}"]),
-                    placeholder="backend:model, e.g. anthropic:claude-sonnet-4-6 or ollama:llama3.2")
+        Select(id="preset", label="Models", values=[PER_ROLE, *offered],
+               initial_value=str(values["preset"]) if str(values["preset"]) in offered else PER_ROLE,
+               description="One model for every role, or each role's model as set below. The operator's "
+                           "config.toml lists the models on offer ([chat] models); scripted is the offline demo."),
+        *[Select(id=f"model_{role.name}", label=f"{role.title} model", values=offered,
+                 initial_value=pick(values[f"model_{role.name}"]))
           for role in proc.roles],
     ]
-    for item in panel.fields((settings or Settings()).procedure_params(procedure)):
+    for item in panel.fields(base.procedure_params(procedure), chat=True):
         key, value = f"param_{item.key}", values.get(f"param_{item.key}", item.initial)
         if item.kind == "switch":
             out.append(Switch(id=key, label=item.label, initial=bool(value)))
@@ -165,7 +208,9 @@ def widgets(values: dict[str, Any], procedure: str = "decision", settings: Setti
         else:
             out.append(TextInput(id=key, label=item.label, initial=str(value)))
     out += [
-        NumberInput(id="budget_usd", label="Budget cap per trial (USD, 0 = none)", initial=float(values["budget_usd"])),
+        NumberInput(id="budget_usd", initial=float(values["budget_usd"]),
+                    label=(f"Budget cap per trial (USD, at most {base.budget.max_usd:g})" if base.budget.max_usd
+                           else "Budget cap per trial (USD, 0 = none)")),
         Switch(id="dry_run", label="Dry run: show each role's prompt and estimates, call no model",
                initial=bool(values["dry_run"])),
         Switch(id="mirror", label="Mirror check: also try the negated question with the sides swapped (a second trial)",

@@ -6,7 +6,14 @@ import pytest
 
 from courtroom_chat.config import Settings
 from courtroom_chat.errors import ConfigError
-from courtroom_chat.frontends.chat_inputs import PER_ROLE, apply_values, settings_values, split_message
+from courtroom_chat.frontends.chat_inputs import (
+    PER_ROLE,
+    apply_values,
+    offered_models,
+    settings_values,
+    split_message,
+    widgets,
+)
 from tests.chat.conftest import LOG, QUESTION, stored_records
 
 
@@ -171,7 +178,7 @@ async def test_invalid_settings_are_refused_with_the_reason(chat):
 
     bad_size, bad_model = ui.errors()
     assert "jury_threshold (4) is larger than jury_size (3)" in bad_size
-    assert "unknown backend 'gpt' in 'gpt:4'" in bad_model
+    assert "the judge's model 'gpt:4' is not offered here" in bad_model
 
 
 async def test_dry_run_shows_every_prompt_and_calls_no_model(chat, backend_factory, runs_dir):
@@ -205,13 +212,97 @@ def test_the_first_line_is_the_question_and_the_rest_is_evidence():
 
 
 def test_panel_values_round_trip_to_settings():
-    base = Settings().with_backend("scripted")
+    base = Settings().with_backend("scripted").with_overrides({"chat": {"models": ["anthropic"]}})
     values = settings_values(base)
     assert apply_values(base, values) == base
-    claude = apply_values(base, {**values, "preset": "Claude (Anthropic API)", "budget_usd": "0.5"})
+    claude = apply_values(base, {**values, "preset": "anthropic:claude-sonnet-4-6", "budget_usd": "0.5"})
     assert str(claude.model_for("judge")) == "anthropic:claude-sonnet-4-6" and claude.budget.max_usd == 0.5
     with pytest.raises(ConfigError, match="jurors seated must be a number"):
         apply_values(base, {"param_jury_size": "many"})
+
+
+# ---------------------------------------------------------------- the operator bounds the chat user
+
+
+def test_a_chat_user_chooses_only_among_the_models_the_operator_offers():
+    base = Settings()  # [models] default local:qwen2.5-coder-1.5b, no [chat] models
+    offered = offered_models(base)
+    assert offered == ["local:qwen2.5-coder-1.5b", "scripted"]
+    for forged in ("Claude (Anthropic API)", "anthropic", "anthropic:claude-sonnet-4-6", "local:/etc/passwd"):
+        with pytest.raises(ConfigError, match="is not offered here"):
+            apply_values(base, {"preset": forged})
+    more = base.with_overrides({"chat": {"models": ["local:qwen2.5-coder-0.5b", "anthropic"]}})
+    assert offered_models(more) == ["local:qwen2.5-coder-1.5b", "local:qwen2.5-coder-0.5b",
+                                    "anthropic:claude-sonnet-4-6", "scripted"]
+    chosen = apply_values(more, {"preset": PER_ROLE, "model_judge": "anthropic:claude-sonnet-4-6"})
+    assert str(chosen.model_for("judge")) == "anthropic:claude-sonnet-4-6"
+    assert str(chosen.model_for("prosecutor")) == "local:qwen2.5-coder-1.5b"
+
+
+@pytest.mark.parametrize("path", ["local:/etc/passwd", "local:../../root/.ssh/id_rsa", "local:/no/such/file.gguf"])
+def test_a_model_path_is_never_taken_from_a_chat_user(path, tmp_path, monkeypatch):
+    """The same refusal whether the file exists or not: the chat tells nothing about the server's
+    files, and no path is looked at (no Path.exists / stat is reached)."""
+    import os
+
+    seen = []
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: seen.append(str(p)) or real_stat(p, *a, **k))
+    with pytest.raises(ConfigError) as refused:
+        apply_values(Settings(), {"preset": PER_ROLE, "model_prosecutor": path})
+    assert str(refused.value).startswith(f"chat settings: the prosecutor's model '{path}' is not offered here")
+    assert not [p for p in seen if "passwd" in p or "id_rsa" in p or "no/such" in p]
+
+
+@pytest.mark.parametrize("budget", [0, "0", 1e9, 1.01, -1, "nan", "inf"])
+def test_a_chat_user_cannot_lift_the_operators_budget_cap(budget):
+    base = Settings()  # [budget] max_usd = 1.0
+    with pytest.raises(ConfigError, match=r"budget"):
+        apply_values(base, {"budget_usd": budget})
+    assert apply_values(base, {"budget_usd": 0.25}).budget.max_usd == 0.25
+    assert apply_values(base, {"budget_usd": 1.0}).budget.max_usd == 1.0
+
+
+def test_with_no_cap_set_by_the_operator_a_chat_user_may_choose_any_budget():
+    base = Settings().with_overrides({"budget": {"max_usd": 0.0}})
+    assert apply_values(base, {"budget_usd": 0}).budget.max_usd == 0.0
+    assert apply_values(base, {"budget_usd": 50}).budget.max_usd == 50.0
+
+
+def test_settings_that_name_a_model_or_a_server_file_are_the_operators_alone():
+    """The classification court's judge_models and precedent_pool name models and files: not in
+    the chat's panel, and a value sent for them anyway is refused."""
+    base = Settings()
+    ids = {w.id for w in widgets(settings_values(base, "classification"), "classification", base)}
+    assert "param_judge_models" not in ids and "param_precedent_pool" not in ids and "param_judges" in ids
+    for key, value in (("judge_models", "local:/etc/passwd"), ("precedent_pool", "/etc/shadow")):
+        with pytest.raises(ConfigError, match=f"{key} is set by the operator in config.toml"):
+            apply_values(base, {f"param_{key}": value}, "classification")
+
+
+def test_the_panel_offers_models_as_a_list_and_the_budget_within_the_cap():
+    base = Settings().with_overrides({"chat": {"models": ["ollama:llama3.2"]}})
+    panel = {w.id: w for w in widgets(settings_values(base), "decision", base)}
+    assert type(panel["model_judge"]).__name__ == "Select" and type(panel["preset"]).__name__ == "Select"
+    assert panel["model_judge"].values == offered_models(base)
+    assert "at most 1" in panel["budget_usd"].label
+
+
+async def test_a_forged_settings_update_starts_no_trial_on_the_servers_key(chat, backend_factory, runs_dir):
+    """What a client sends over the socket, not only what the panel shows, is checked: a trial
+    with a model or budget the operator does not allow opens no backend and stores no run."""
+    opened = []
+    backend_factory(lambda spec, settings: opened.append(spec) or (_ for _ in ()).throw(AssertionError(spec)))
+    for forged in ({"preset": "anthropic:claude-sonnet-4-6"}, {"budget_usd": 1e9}, {"budget_usd": 0},
+                   {"preset": PER_ROLE, "model_judge": "local:/etc/passwd"}):
+        session = chat.session()
+        session.chat_settings = forged
+        async with chat.context(session) as ui:
+            await chat.module.settings_update(forged)
+            await chat.send(QUESTION + "\n\nThe release notes say all tests pass.")
+        assert ui.errors() and "These settings cannot be used" in ui.errors()[0]
+        assert not ui.verdicts()
+    assert opened == [] and stored_records(runs_dir) == []
 
 
 async def test_one_message_reads_the_configuration_once(chat, runs_dir, monkeypatch):

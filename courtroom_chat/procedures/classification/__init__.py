@@ -86,7 +86,8 @@ class Parameters(BaseModel):
                                                     "goes to the hearing's first label); sequential: each judge sees "
                                                     "the previous one's decision, the last decides")
     judge_models: str = Field("", description="A model per judge, comma-separated (backend:model); empty: the "
-                                              "judge role's model for every judge")
+                                              "judge role's model for every judge",
+                              json_schema_extra={"operator": True})
     max_argument_words: int = Field(80, ge=20, le=400, description="Words each counsel may argue in")
     max_quotes: int = Field(2, ge=1, le=6, description="Passages each counsel may quote")
     precedents: int = Field(0, ge=0, le=3, description="Precedents each judge sees (similar labelled examples)")
@@ -94,7 +95,7 @@ class Parameters(BaseModel):
                                                           "embedding; random: drawn by the seed (the comparison)")
     retrieval: Literal["embedding", "bm25", "hybrid"] = Field("embedding", description="How precedents are ranked")
     precedent_pool: str = Field("", description="A JSONL file of {text, label, reason} examples, used when the case "
-                                                "names no pool")
+                                                "names no pool", json_schema_extra={"operator": True})
     compare_modes: bool = Field(False, description="Also decide the other way (sequential when mode is parallel, "
                                  "parallel when sequential) on the same hearing, arguments and first judge, kept "
                                  "beside the verdict: an evaluation compares the two structures item by item for two "
