@@ -138,8 +138,12 @@ async def run_trial(case: Case, *, dry_run: bool | None = None, base: Settings |
         raise
     except BudgetExceeded as exc:
         await view.close_open("budget stop")
-        await _say(f"💸 **Budget stop:** {exc}. Raise the budget cap in the chat settings to go on. {saved}",
-                   error=True)
+        cap = (base or _base_settings()).budget.max_usd
+        more = (f"Raise the budget cap in the chat settings (up to ${cap:g}, the operator's limit) to go on"
+                if cap and settings.budget.max_usd < cap else
+                "Raise the budget cap in the chat settings to go on" if not cap else
+                "This is the operator's limit: ask them to raise [budget] max_usd, or choose a cheaper model")
+        await _say(f"💸 **Budget stop:** {exc}. {more}. {saved}", error=True)
     except CourtroomError as exc:
         await view.close_open("failed")
         done = view.stage_titles(trial.record.stages_completed)

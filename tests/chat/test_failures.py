@@ -79,7 +79,7 @@ async def test_budget_stop_is_a_message_not_a_verdict(chat, court_config, priced
     assert record.status == "stopped"
     [error] = ui.errors()
     assert error.startswith("💸 **Budget stop:** budget stop before the")
-    assert "cap of $0.01" in error and "Raise the budget cap in the chat settings" in error
+    assert "cap of $0.01" in error and "This is the operator's limit: ask them to raise [budget] max_usd" in error
     assert_no_verdict_and_no_traceback(ui)
 
 
