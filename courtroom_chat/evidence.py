@@ -196,9 +196,44 @@ class EvidenceIndex:
         )
 
 
+# A line that starts a unit of its own, never the rest of the line before it: a list item, a
+# heading, a table row, a quoted line, a fenced block, or a "Key: value" field.
+_UNIT_START = re.compile(r"^\s*(?:[-*+>|#]|\d+[.)]\s|```|[A-Z][\w /&()'-]{0,30}:\s)")
+# The longest passage offered: a whole sentence up to this long is quoted whole (a line of up to
+# ``max_chars`` as before); longer ones are left to free text, verified as usual.
+_LONGEST = 400
+
+
+def quotable_units(doc: Document) -> list[str]:
+    """The evidence's lines joined into the units a reader quotes: a paragraph or list item hard
+    wrapped over several lines is one unit, so a sentence that runs over a line break is offered
+    whole (cut at the break, its first half was an exhibit and its second half spilled into the
+    exhibit's "Bears on", issue 86). A line continues the one before when that line is long (40
+    characters or more) and ends in no stop, colon or semicolon, and this one opens on a
+    lowercase letter and starts no unit of its own. A diff, a code block, a log (its lines open
+    on symbols, capitals and numbers) and short lines stay line by line."""
+    units: list[str] = []
+    fenced = False
+    for line in doc.text.split("\n"):
+        text = line.strip()
+        if text.startswith("```"):
+            fenced = not fenced
+        prev = units[-1] if units else ""
+        joins = (doc.kind != "diff" and not fenced and text[:1].islower() and prev and len(prev) >= 40
+                 and not prev.endswith((".", "!", "?", ":", ";", "|", '."', ".)", "```"))
+                 and not prev.startswith(("#", "|")) and not _UNIT_START.match(line))
+        if joins:
+            units[-1] = f"{prev} {text}"
+        else:
+            units.append(text)
+    return units
+
+
 def quote_choices(documents: list[Document], *, question: str = "", limit: int = 400, min_chars: int = 12,
                   max_chars: int = 240) -> list[str]:
-    """Passages a quote may be decoded from: every informative line of the evidence, verbatim.
+    """Passages a quote may be decoded from: every informative line of the evidence, verbatim,
+    a paragraph wrapped over several lines read as one (``quotable_units``); a unit longer than
+    ``max_chars`` is offered sentence by sentence, each whole up to 400 characters.
 
     A passage every word of which is in ``question`` states nothing the question does not (an
     option's own name in a list of options, "1. MADR 4.0.0 – The Markdown Architectural
@@ -206,15 +241,15 @@ def quote_choices(documents: list[Document], *, question: str = "", limit: int =
 
     Backends that decode under a grammar get these as the allowed values of an exhibit's
     quote, so a small model cannot misquote. Returns [] when the evidence has more than
-    ``limit`` passages; the quote is then free text, verified as usual.
+    ``limit`` passages; the quote is then free text, verified as usual (whitespace, line breaks
+    included, is folded before comparing, so a joined paragraph verifies).
     """
     seen: set[str] = set()
     out: list[str] = []
     asked = {w.lower() for w in re.findall(r"\w+", question)}
     for doc in documents:
         title = next((line.strip() for line in doc.text.split("\n") if line.strip()), "")
-        for line in doc.text.split("\n"):
-            text = line.strip()
+        for text in quotable_units(doc):
             # Headings and titles state no fact (a prosecutor quoting "# PR #412: …" proves nothing).
             if text.startswith("#") and doc.kind != "diff" or text.endswith(":") or (text == title and not text.endswith(".")):
                 continue
@@ -226,7 +261,7 @@ def quote_choices(documents: list[Document], *, question: str = "", limit: int =
             pieces = [text] if len(text) <= max_chars else sentences.split(text)
             for piece in pieces:
                 piece = piece.strip()
-                if len(piece) < min_chars or len(piece) > max_chars or piece in seen:
+                if len(piece) < min_chars or len(piece) > max(max_chars, _LONGEST) or piece in seen:
                     continue
                 said = [w.lower() for w in re.findall(r"\w+", piece)]
                 if len(said) < 3 or asked and all(w in asked or w.isdigit() for w in said):

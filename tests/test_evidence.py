@@ -112,6 +112,42 @@ def test_quote_choices_are_verbatim_lines_and_give_up_on_huge_evidence():
     assert quote_choices([big], limit=400) == []
 
 
+def test_a_sentence_wrapped_over_a_line_break_is_one_quote_choice_and_verifies():
+    """Issue 86: "Support asked for this fix before the end of the" was an exhibit and "month
+    because three customers hit failed checkouts…" spilled into its "Bears on"."""
+    text = ("The release branch is cut on Thursday. Support asked for this fix before the end of the\n"
+            "month because three customers hit failed checkouts during the last payments outage.\n"
+            "- Review: Priya approved; the refund path is covered by two new tests in\n"
+            "  test_refunds.py and one in test_checkout.py.\n"
+            "Status: approved\n"
+            "Risk: low, the change is behind the retry flag and can be turned off\n"
+            "E   ValueError: could not convert string to float: 'Wed, 21 Oct 2026 07:28:00 GMT' in the parser\n"
+            "1 failed, 37 passed in 2.41s\n")
+    doc = pasted_document(text, 1)
+    choices = quote_choices([doc])
+    assert ("The release branch is cut on Thursday. Support asked for this fix before the end of the month because "
+            "three customers hit failed checkouts during the last payments outage.") in choices
+    assert ("- Review: Priya approved; the refund path is covered by two new tests in test_refunds.py and one in "
+            "test_checkout.py.") in choices
+    assert "Status: approved" not in choices  # too short to state a fact: as before
+    assert "Risk: low, the change is behind the retry flag and can be turned off" in choices  # a field stays a line
+    assert "1 failed, 37 passed in 2.41s" in choices  # a log line opening on a number is not a continuation
+    assert all(EvidenceIndex([doc]).check(c).verified for c in choices)
+    diff = doc.model_copy(update={"kind": "diff"})
+    assert "month because three customers hit failed checkouts during the last payments outage." in quote_choices([diff])
+
+
+def test_a_long_sentence_is_offered_whole_up_to_400_characters():
+    sentence = ("Our master services agreement with Halvorsen Bank prohibits us from hiring any Halvorsen employee who "
+                "worked on our engagement within the previous 12 months, and Lukas was on the Halvorsen side of that "
+                "engagement until 14 February this year.")
+    assert 240 < len(sentence) <= 400
+    doc = pasted_document(f"- {sentence}\n- Both interviewers recommend an offer at level 5.\n", 1)
+    assert f"- {sentence}" in quote_choices([doc])
+    too_long = pasted_document("word " * 90 + "end.\n", 1)
+    assert quote_choices([too_long]) == []
+
+
 def test_a_passage_that_only_repeats_the_question_is_no_quote_choice():
     """Seen on ADR: the prosecutor's exhibit was the option's own line in the list of options,
     which states no fact, and the fragility check then found the verdict "rested" on it."""
