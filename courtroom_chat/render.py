@@ -122,8 +122,12 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     no_evidence = evidence is not None and evidence["value"] == 0 and not data.get("exhibits_verified")
     mirror, fragility, flags = data.get("mirror"), data.get("fragility"), int(data.get("flags") or 0)
     lines = []
+    # verified passages of the losing side that nothing answered, each with the procedure's sentence
+    gaps = [g for g in data.get("unanswered") or [] if g.get("sentence")]
     if cast:
         shape = "unanimous" if margin == cast else "split" if margin <= 1 else "a clear majority"
+        if gaps:
+            shape += ", with " + ", ".join(f"exhibit {g['number']}" for g in gaps) + " unanswered"
         lines.append(f"Votes: {data.get('split') or ', '.join(f'{v} {k}' for k, v in votes.items())} ({shape})")
     unscored = data.get("evidence_unscored")  # verified exhibits, none standing for either side
     if evidence is not None and evidence["basis"].startswith("verified and unrefuted exhibits: 0 for acting, 0 against"):
@@ -185,7 +189,12 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
         weak.append("a question whose Yes means not going ahead, which this court on this model answers less reliably")
     if both.get("lean"):
         weak.append(f"jurors answered \"{both['lean']}\" whichever way round the question was put")
-    if len(weak) >= 2:
+    if gaps:  # the one thing that most weakens a verdict: it did not examine a verified passage
+        more = len(gaps) - 1
+        sentence = gaps[0]["sentence"] + (f" (and {more} more unanswered exhibit{'s' if more != 1 else ''})"
+                                          if more else "") + "."
+        sentence += f" Also: {weak[0]}." if weak else ""
+    elif len(weak) >= 2:
         sentence = f"{weak[0].capitalize()}, and {weak[1]}: treat it as a coin toss."
     elif weak:
         sentence = f"{weak[0].capitalize()}: treat it as weak, and read the evidence yourself."

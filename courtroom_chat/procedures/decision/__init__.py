@@ -65,6 +65,8 @@ from .rules import (
     quote_problems,
     ruling_problems,
 )
+from .unanswered import sentence as unanswered_sentence
+from .unanswered import unanswered
 from .wire import DECISION_WORDS, VOTE_WORDS, DefenseReply, JudgeReply, JurorReply, ProsecutorReply
 
 # Characters in each side's part of the judge's reasoning under a grammar: well above what the
@@ -650,17 +652,20 @@ class DecisionCourt(Briefs, Procedure):
                   judge_spoke: bool = False) -> None:
         court.keep("verdict", verdict)
         data = verdict.model_dump(mode="json")
+        gaps = unanswered(verdict.decision, court.case.question, prosecution, defense, verdict, judge_spoke=judge_spoke)
         effects = present.challenge_effects([e.model_dump(mode="json") for e in prosecution.exhibits],
                                             defense.model_dump(mode="json"))
         court.conclude(Outcome(
             answer=verdict.answer, label=verdict.decision, polarity=POLARITY[verdict.decision],  # type: ignore[arg-type]
             decided_by=present.decided_by(verdict.decided_by == "jury", judge_spoke),
-            confidences=confidences(verdict, jury, judge_spoke), partial=jury.voted < jury.seated,
+            confidences=confidences(verdict, jury, judge_spoke, unanswered=[g["number"] for g in gaps]),
+            partial=jury.voted < jury.seated,
             markdown=present.verdict_body(data, jury.split(), jury.voted, jury.seated, effects, judge_spoke,
                                           self.decision_words(court, prosecution, verdict.decision)),
             data={"split": jury.split(), "votes": {"act": jury.guilty_count, "do not act": jury.not_guilty_count,
                                                     "abstain": jury.abstain_count}, "decision": verdict.decision,
                   "exhibits_verified": verdict.evidence_basis.get("verified", 0),
+                  **({"unanswered": [{**g, "sentence": unanswered_sentence(g)} for g in gaps]} if gaps else {}),
                   **({} if evidence_scores(verdict.evidence_basis)
                      else {"evidence_unscored": evidence_basis_text(verdict.evidence_basis)}),
                   **deliberation.order_data(court, {f"juror-{j.number}": present.VOTE_LABEL[j.vote]

@@ -99,13 +99,21 @@ def evidence_basis_text(basis: dict[str, Any]) -> str:
 POLARITY = {"guilty": "yes", "not_guilty": "no", "dismissed": "undecided"}
 
 
-def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = None) -> list[Confidence]:
+def confidences(verdict: Verdict, jury: Jury | None, judge_spoke: bool | None = None,
+                unanswered: list[int] | None = None) -> list[Confidence]:
     """The verdict's confidences, each named by what it measures; the judge's own estimate only
-    when a judge wrote the ruling (by default: when the judge decided)."""
+    when a judge wrote the ruling (by default: when the judge decided). With ``unanswered``
+    (verified exhibits of the losing side that nothing answered) the vote share is labelled
+    unexamined: a unanimous vote that never weighed a verified passage is no confidence in it."""
     out: list[Confidence] = []
     if jury is not None:
         share, basis = vote_share(verdict.decision, jury)
-        out.append(Confidence(kind="vote_share", label="jury vote share", value=share, basis=basis))
+        if unanswered:
+            named = ", ".join(map(str, unanswered))
+            label, basis = "jury vote share, unexamined", f"{basis}; exhibit {named} against it was never answered"
+        else:
+            label = "jury vote share"
+        out.append(Confidence(kind="vote_share", label=label, value=share, basis=basis))
     if evidence_scores(verdict.evidence_basis):  # otherwise the outcome's data says why there is no figure
         out.append(Confidence(kind="evidence", label="verified evidence for it", value=verdict.evidence_confidence,
                               basis=evidence_basis_text(verdict.evidence_basis)))
