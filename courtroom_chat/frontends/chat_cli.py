@@ -17,6 +17,7 @@ from pathlib import Path
 
 import typer
 
+from ..errors import InputError
 from .terminal import guarded, say
 
 chat_app = typer.Typer(help="The chat: ask a question, attach evidence, watch the trial in the browser.",
@@ -56,6 +57,19 @@ def app_root(explicit: Path | None = None) -> Path:
     return chosen
 
 
+def loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
+
+
 @chat_app.callback()
 @guarded
 def serve(
@@ -64,6 +78,8 @@ def serve(
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
     headless: bool = typer.Option(False, "--headless", help="Do not open a browser."),
     app_root_dir: Path | None = typer.Option(None, "--app-root", help="Chainlit app root (config, uploads)."),
+    open_server: bool = typer.Option(False, "--open", help="Serve a non-loopback address with no login (anyone "
+                                     "who reaches it runs trials on this server's models and budget)."),
 ) -> None:
     """Start the chat server (http://HOST:PORT)."""
     if ctx.invoked_subcommand is not None:
@@ -73,6 +89,9 @@ def serve(
 
     load_settings()  # a broken config.toml is reported here, in one line
     users = ChatUsers.load()
+    if not users.enabled and not loopback(host) and not open_server:
+        raise InputError(f"--host {host} with no login would let anyone who reaches it run trials on this server; "
+                         "add a user first (`courtroom chat add-user NAME`), or pass --open to serve it open anyway")
     root = app_root(app_root_dir)
     os.environ["CHAINLIT_APP_ROOT"] = str(root)
     if users.enabled:

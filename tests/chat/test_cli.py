@@ -90,3 +90,24 @@ def test_a_missing_chromium_fails_in_ci_and_skips_elsewhere(require_chromium, tm
     monkeypatch.delenv("COURTROOM_REQUIRE_BROWSER")
     with pytest.raises(pytest.skip.Exception, match="apt-get install -y chromium"):
         require_chromium(missing)
+
+
+def test_a_server_on_a_non_loopback_address_with_no_login_is_refused_in_one_line(tmp_path):
+    """`courtroom chat --host 0.0.0.0` with no users would let anyone who reaches it run trials on
+    this server's models: refused, naming how to add a user and the --open override. Refused before
+    Chainlit is imported, so nothing listens."""
+    from typer.testing import CliRunner
+
+    from courtroom_chat.frontends.chat_cli import loopback
+    from courtroom_chat.frontends.cli import app
+
+    env = {"COURTROOM_CHAT_USERS": str(tmp_path / "no-users.toml"), "COURTROOM_BACKEND": "scripted"}
+    for host in ("0.0.0.0", "192.0.2.7", "::", "chat.example"):
+        result = CliRunner().invoke(app, ["chat", "--host", host, "--headless", "--app-root", str(tmp_path / "root")],
+                                    env=env)
+        assert result.exit_code == 2, result.output
+        text = " ".join(result.output.split())
+        assert f"--host {host} with no login would let anyone who reaches it run trials" in text
+        assert "courtroom chat add-user NAME" in text and "--open" in text and "Traceback" not in text
+    assert all(loopback(h) for h in ("127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost"))
+    assert not any(loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.com"))
