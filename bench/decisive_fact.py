@@ -112,7 +112,7 @@ def main() -> None:
     started = time.perf_counter()
     ev = evaluate(str(SETS[args.cases]), baselines=[] if args.no_baselines else args.baselines, limit=args.limit,
                   seed=args.seed, backend=backend, settings=settings, progress=True,
-                  court=not args.only_baselines)
+                  procedure=None if args.only_baselines else "decision")
     rows = [json.loads(line) for line in (ev.folder / "results.jsonl").read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r.get("framing") != "mirror"]
     methods = sorted({r["method"] for r in rows}, key=lambda m: (m != "court", m))
