@@ -71,6 +71,7 @@ class Trial:
             raise InputError(f"store must be a folder for the runs, a RunStore, True (the default folder) or False "
                              f"(keep nothing); got a {type(store).__name__}")
         self.store: RunStore | None = store.writable() if store else None  # before any model is called
+        self.save_problem = ""  # why the finished run could not be stored (a full disk), else ""
         self.owner = owner
         # pacer: shared by an evaluation; reuse: an earlier trial's calls, whose replies answer the same requests
         self.pool = BackendPool(self.settings, backends, dry_run=dry_run, pacer=pacer,
@@ -175,7 +176,10 @@ class Trial:
                 cost_by_role=record.cost_by_role(), error=record.error,
             ))
             if self.store is not None:
-                self.store.save(record, owner=self.owner)
+                try:
+                    self.store.save(record, owner=self.owner)
+                except CourtroomError as exc:  # a full disk: the verdict is still shown, with what was not saved
+                    self.save_problem = str(exc)
             try:
                 await self._drain()
             finally:

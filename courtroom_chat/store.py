@@ -14,7 +14,6 @@ import os
 import re
 import secrets
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from typing import Any
 
 from .case import unstorable
 from .errors import InputError
+from .files import private_dir, private_file, write_atomic
 from .records import Feedback, RunRecord
 
 MIGRATIONS = [
@@ -135,7 +135,7 @@ class RunStore:
 
     def _mkdir(self) -> None:
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            private_dir(self.root)
         except OSError as exc:
             raise InputError(f"cannot create the runs directory {self.root} ({exc.strerror}); choose a writable "
                              "folder (--runs-dir, [runs] dir in config.toml, or store=… in the notebook)") from None
@@ -148,6 +148,7 @@ class RunStore:
         self._mkdir()
         index = self.root / "index.sqlite"
         try:
+            private_file(index)  # its WAL and journal take its mode: the index lists every run's question
             with closing(sqlite3.connect(index, timeout=15)) as conn:
                 conn.row_factory = sqlite3.Row
                 if not self._ready:
@@ -210,10 +211,7 @@ class RunStore:
         path = self.path_for(record.run_id)
         text = redact(record.model_dump_json(indent=1))
         self._mkdir()
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".run-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        write_atomic(path, text, what=f"the run record {record.run_id}", private=True)
         try:
             with self._index() as conn:
                 self._put(conn, record, path, owner)

@@ -24,6 +24,8 @@ from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from sqlalchemy import JSON, Boolean, Column, Integer, MetaData, Table, Text, event, inspect
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from ..files import private_dir, private_file
+
 _JSON = Text().with_variant(JSONB(), "postgresql")
 _TAGS = Text().with_variant(ARRAY(Text()), "postgresql")
 
@@ -107,7 +109,8 @@ def database_url() -> str:
         from platformdirs import user_data_dir
 
         path = Path(user_data_dir("courtroom-chat")) / "chat.sqlite"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        private_file(path)  # whole threads, evidence included: the user's alone, its WAL files too
         return f"sqlite+aiosqlite:///{path}"
     for plain, driver in (("sqlite://", "sqlite+aiosqlite://"), ("postgresql://", "postgresql+asyncpg://"),
                           ("postgres://", "postgresql+asyncpg://")):

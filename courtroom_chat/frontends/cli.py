@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..files import write_atomic
 from .chat_cli import chat_app
 from .eval_cli import calibration_command, eval_command
 from .terminal import console, fail, guarded, interrupted, printable, say
@@ -215,7 +216,8 @@ def run(
     except KeyboardInterrupt:
         interrupted(f"interrupted; the partial record was saved as run {trial.run_id}")
     except CourtroomError as exc:
-        saved = f" (partial record saved as run {trial.run_id})" if trial.store else ""
+        saved = (f" (partial record saved as run {trial.run_id})" if trial.store and not trial.save_problem else
+                 f" (and the record could not be saved: {trial.save_problem})" if trial.save_problem else "")
         fail(f"{exc}{saved}", exc.exit_code if isinstance(exc, InputError) else 1)
 
     events = parse_events(record.events)
@@ -234,11 +236,15 @@ def run(
     else:
         _print_outcome(record, events, verbose)
     if output:
+        saved = ("" if dry_run or not trial.store else f" (the run is not saved either: {trial.save_problem})"
+                 if trial.save_problem else f" (the run itself is saved: `courtroom show {record.run_id}`)")
         try:
-            output.write_text(result + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {output}: {exc.strerror}") from None
+            write_atomic(output, result + "\n", what=f"--output {output}")
+        except InputError as exc:
+            raise InputError(f"{exc}{saved}") from None
         say(f"wrote the {'prompts' if dry_run else 'result'} as {fmt} to {output}")
+    if trial.save_problem:
+        fail(f"the verdict above was not saved: {trial.save_problem}", 1)
 
 
 def _check_output(output: Path, force: bool, inputs: list[Path | None]) -> None:
