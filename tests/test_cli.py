@@ -336,6 +336,55 @@ def test_ctrl_c_saves_the_partial_record_and_exits_1(runs_dir):
     assert RunStore(runs_dir).load(row["run_id"]).verdict is None
 
 
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_kill_and_a_closed_terminal_save_the_partial_record_as_ctrl_c_does(runs_dir, signame):
+    """`kill -TERM` (143) and SIGHUP (129) ended the process at once and left no record."""
+    import os
+    import signal
+    import time
+
+    env = {**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "400", "COURTROOM_RUNS_DIR": str(runs_dir),
+           "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "courtroom_chat.frontends.cli", "run", str(CASES / "code-commit.json"), "-b", "scripted"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    first = proc.stderr.readline()
+    assert first and proc.poll() is None, first
+    time.sleep(0.3)
+    signum = getattr(signal, signame)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=30)
+    err = first + err
+    assert proc.returncode == 128 + signum, err
+    assert f"stopped by {signame}; the partial record was saved as run" in err and "Traceback" not in err
+    [row] = RunStore(runs_dir).list()
+    assert row["status"] == "incomplete"
+
+
+def test_kill_during_an_eval_keeps_every_finished_item_and_says_so(tmp_path):
+    import os
+    import signal
+    import time
+
+    env = {**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "200", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "courtroom_chat.frontends.cli", "eval", str(ROOT / "bench" / "supreme" / "clear.jsonl"),
+         "-p", "supreme", "--baseline", "single", "-b", "scripted", "--runs-dir", str(tmp_path)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    first = proc.stderr.readline()
+    assert first and proc.poll() is None, first
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "stopped by SIGTERM; every finished item is kept: run the same command to resume" in err
+    assert "Traceback" not in err
+    records = [p for p in tmp_path.glob("*.json")]
+    assert records, "the trial in flight keeps its partial record"
+
+
 def test_ctrl_c_twice_during_an_eval_prints_one_line_and_no_shutdown_noise(tmp_path):
     """Two Ctrl-C during `courtroom eval` with trials in flight: the one line saying what is
     kept, then nothing (it printed asyncio tracebacks and "never awaited" warnings at exit)."""

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .. import stopping
 from ..backends.base import Backend
 from ..config import Settings, load_settings
 from ..errors import InputError
@@ -291,7 +292,7 @@ def evaluate(dataset: str, **options: Any) -> Evaluation:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(evaluate_async(dataset, **options))
+        return stopping.run(evaluate_async(dataset, **options))
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="courtroom-eval") as pool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from .. import stopping
 from ..files import write_atomic
 from .chat_cli import chat_app
 from .eval_cli import calibration_command, eval_command
@@ -159,7 +160,6 @@ def run(
     delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests (\\[throttle] delay_ms; default 200 to a model backend, none to the scripted one)."),
 ) -> None:
     """Put a question on trial and print the verdict."""
-    import asyncio
     import json
 
     from .. import render
@@ -212,9 +212,12 @@ def run(
         say("note: no evidence attached; the court will argue the question alone", "yellow")
     progress = Progress(verbose, dry_run)
     try:
-        record = asyncio.run(trial.run(progress))
-    except KeyboardInterrupt:
-        interrupted(f"interrupted; the partial record was saved as run {trial.run_id}")
+        record = stopping.run(trial.run(progress))
+    except KeyboardInterrupt as exc:
+        how = f"stopped by {exc}" if isinstance(exc, stopping.Stopped) else "interrupted"
+        kept = (f"the partial record was saved as run {trial.run_id}" if not trial.save_problem
+                else f"the partial record could not be saved: {trial.save_problem}")
+        interrupted(f"{how}; {kept}", getattr(exc, "exit_code", 1))
     except CourtroomError as exc:
         saved = (f" (partial record saved as run {trial.run_id})" if trial.store and not trial.save_problem else
                  f" (and the record could not be saved: {trial.save_problem})" if trial.save_problem else "")

@@ -36,6 +36,7 @@ def eval_command(
 
     from ..errors import CourtroomError, InputError
     from ..evaluation.harness import evaluate
+    from ..stopping import Stopped
     from .terminal import fail, interrupted
 
     try:
@@ -43,8 +44,9 @@ def eval_command(
                           backend=backend, mirror=mirror, batch=batch, retry_failed=retry_failed, fragility=fragility,
                           order_control=order_control, reuse=reuse, report_only=report_only, config=config,
                           runs_dir=runs_dir, progress=not report_only)
-    except KeyboardInterrupt:
-        interrupted("interrupted; every finished item is kept: run the same command to resume")
+    except KeyboardInterrupt as exc:
+        how = f"stopped by {exc}" if isinstance(exc, Stopped) else "interrupted"
+        interrupted(f"{how}; every finished item is kept: run the same command to resume", getattr(exc, "exit_code", 1))
     except CourtroomError as exc:
         fail(str(exc), exc.exit_code if isinstance(exc, InputError) else 1)
     console = Console(highlight=False, soft_wrap=True)

@@ -56,7 +56,7 @@ def fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
-def interrupted(message: str) -> None:
+def interrupted(message: str, code: int = 1) -> None:
     """Ctrl-C: the one line saying what was kept, and nothing after it. The work abandoned (calls
     in flight, a second Ctrl-C during the clean-up) would otherwise report itself at exit as
     asyncio tracebacks and "never awaited" warnings, which read like a crash."""
@@ -69,7 +69,7 @@ def interrupted(message: str) -> None:
     sys.unraisablehook = lambda unraisable: None
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     warnings.simplefilter("ignore")
-    fail(message, 1)
+    fail(message, code)
 
 
 def guarded(fn: Any) -> Any:
