@@ -21,14 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import ConfigError
 
-BACKENDS = ("local", "anthropic", "ollama", "scripted")
+BACKENDS = ("local", "anthropic", "ollama", "openai", "scripted")
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"  # measured to follow the evidence best (README)
 
 
 class ModelSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    backend: Literal["local", "anthropic", "ollama", "scripted"]
+    backend: Literal["local", "anthropic", "ollama", "openai", "scripted"]
     model: str = ""
 
     @classmethod
@@ -81,6 +81,39 @@ class AnthropicSettings(_Section):
     timeout: float = Field(120.0, gt=0)
     max_retries: int = Field(2, ge=0, le=10)
     max_tokens: int = Field(2048, ge=64)
+
+
+class OpenAISettings(_Section):
+    """Any OpenAI-compatible server: OpenAI, vLLM, llama.cpp's server, LM Studio, OpenRouter."""
+
+    model: str = "gpt-4.1-mini"
+    base_url: str = ""  # empty: OpenAI's API; e.g. http://127.0.0.1:8080/v1 (llama.cpp's server, LM Studio)
+    api_key_env: str = "OPENAI_API_KEY"  # the environment variable that holds the key (never stored)
+    timeout: float = Field(120.0, gt=0)
+    max_retries: int = Field(2, ge=0, le=10)
+    # How the reply's JSON schema is sent: "json_schema" (response_format with the schema; vLLM and
+    # llama.cpp's server decode under it), "json_object", or "none" for a server that takes neither.
+    structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+    grammar: bool = False  # true where the server enforces the schema as a grammar (vLLM, llama.cpp's server)
+    context_window: int = Field(128_000, ge=512)
+    price_per_mtok: list[float] = Field(default_factory=list)  # [input, output] $ per million tokens; [] known or $0
+
+    @field_validator("base_url")
+    @classmethod
+    def _a_url(cls, value: str) -> str:
+        from urllib.parse import urlsplit
+
+        text = value.strip()
+        if text and (urlsplit(text).scheme not in ("http", "https") or not urlsplit(text).hostname):
+            raise ValueError("not a server address; give http[s]://host[:port]/v1, or leave it empty for OpenAI's API")
+        return text
+
+    @field_validator("price_per_mtok")
+    @classmethod
+    def _two_prices(cls, value: list[float]) -> list[float]:
+        if value and (len(value) != 2 or min(value) < 0):
+            raise ValueError("give two prices, [input, output] in dollars per million tokens, or [] for none")
+        return value
 
 
 class OllamaSettings(_Section):
@@ -216,6 +249,7 @@ class Settings(_Section):
     limits: Limits = Limits()
     anthropic: AnthropicSettings = AnthropicSettings()
     ollama: OllamaSettings = OllamaSettings()
+    openai: OpenAISettings = OpenAISettings()
     local: LocalSettings = LocalSettings()
     scripted: ScriptedSettings = ScriptedSettings()
     runs: RunsSettings = RunsSettings()

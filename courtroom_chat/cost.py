@@ -13,10 +13,15 @@ from functools import lru_cache
 
 from .records import Usage
 
+PER_MTOK = "per-mtok:"  # a price provider "per-mtok:IN:OUT": dollars per million input and output tokens
+
 
 def call_cost(provider: str | None, model: str, usage: Usage) -> float | None:
     if provider is None:
         return 0.0
+    if provider.startswith(PER_MTOK):  # a private deployment's own price: [openai] price_per_mtok
+        low, high = (float(x) for x in provider.removeprefix(PER_MTOK).split(":"))
+        return (usage.prompt_tokens * low + usage.output_tokens * high) / 1_000_000
     import genai_prices
 
     try:

@@ -64,6 +64,24 @@ async def test_runs_with_no_script_stores_replays_and_exports(name, tmp_path):
     assert store.list()[0]["answer"] == record.outcome.answer
 
 
+class OpenAIDouble(ScriptedBackend):
+    """The openai backend's scripted double: the scripted replies, under the openai backend's
+    traits (its name, no grammar, a self-hosted server's $0)."""
+
+    name = "openai"
+    constrained_decoding = False
+    price_provider = None
+
+
+@pytest.mark.parametrize("name", procedures())
+async def test_runs_on_the_openai_backends_scripted_double(name):
+    settings = Settings().with_backend("openai:qwen2.5").with_overrides({"openai": {"base_url": "http://127.0.0.1:9/v1"}})
+    double = OpenAIDouble()
+    record = await Trial(a_case(name), settings, store=None, backends={"openai:qwen2.5": double}).run()
+    assert record.status == "complete" and record.outcome is not None and record.outcome.answer
+    assert set(record.models.values()) == {"openai:qwen2.5"} and double.calls
+
+
 @pytest.mark.parametrize("name", procedures())
 async def test_dry_run_plans_every_role(name):
     events = []

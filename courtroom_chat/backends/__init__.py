@@ -25,6 +25,7 @@ _FACTORIES: dict[str, Factory | str] = {
     "scripted": "courtroom_chat.backends.scripted:ScriptedBackend",
     "anthropic": "courtroom_chat.backends.anthropic:AnthropicBackend",
     "ollama": "courtroom_chat.backends.ollama:OllamaBackend",
+    "openai": "courtroom_chat.backends.openai:OpenAIBackend",
     "local": "courtroom_chat.backends.local:LocalBackend",
 }
 

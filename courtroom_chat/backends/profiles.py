@@ -27,6 +27,8 @@ class BackendProfile:
             return settings.local.n_ctx
         if self.name == "ollama":
             return settings.ollama.num_ctx
+        if self.name == "openai":
+            return settings.openai.context_window
         return self.context_window
 
 
@@ -34,6 +36,9 @@ PROFILES: dict[str, BackendProfile] = {
     "scripted": BackendProfile("scripted", accepts_temperature=True, constrained_decoding=False, price_provider=None),
     "local": BackendProfile("local", accepts_temperature=True, constrained_decoding=True, price_provider=None),
     "ollama": BackendProfile("ollama", accepts_temperature=True, constrained_decoding=True, price_provider=None),
+    # Any OpenAI-compatible server: the instance reads [openai] grammar, context_window and its price.
+    "openai": BackendProfile("openai", accepts_temperature=True, constrained_decoding=False, price_provider="openai",
+                             context_window=128_000),
     # Claude 4.x models take either temperature or top_p: the jurors' personas carry the variety.
     "anthropic": BackendProfile("anthropic", accepts_temperature=False, constrained_decoding=False,
                                 price_provider="anthropic", context_window=200_000),
