@@ -63,16 +63,25 @@ MIGRATIONS = [
 _INDEXED = ("run_id", "procedure", "status", "question", "decision", "polarity", "answer", "decided_by", "confidence",
             "evidence_confidence", "split", "cost_usd", "duration_ms", "feedback")
 
-_KEY_PATTERNS = [re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"), re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+")]
+# Anthropic's keys (sk-ant-…), OpenAI's and OpenRouter's (sk-proj-…, sk-or-v1-…), and an x-api-key header.
+_KEY_PATTERNS = [re.compile(r"sk-(?:ant-[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_\-]{20,})"),
+                 re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)([^'\"\s,}\\]+)")]
+
+
+def masked(secret: str) -> str:
+    """A secret's mask, of the secret's own length: a key redacted inside an evidence document
+    keeps every offset after it (an exhibit's "characters 80-131" still points at its quote)."""
+    n = len(secret)
+    return "[redacted]".ljust(n, "*")[: max(n, 1)] if n >= 10 else "*" * n
 
 
 def redact(text: str) -> str:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENROUTER_API_KEY"):
         value = os.environ.get(name)
         if value and len(value) >= 8:
-            text = text.replace(value, "[redacted]")
-    text = _KEY_PATTERNS[0].sub("[redacted]", text)
-    return _KEY_PATTERNS[1].sub(r"\1[redacted]", text)
+            text = text.replace(value, masked(value))
+    text = _KEY_PATTERNS[0].sub(lambda m: masked(m.group(0)), text)
+    return _KEY_PATTERNS[1].sub(lambda m: m.group(1) + masked(m.group(2)), text)
 
 
 def new_run_id() -> str:

@@ -197,3 +197,29 @@ def test_a_folder_that_cannot_be_written_is_refused_for_writing(tmp_path):
     with pytest.raises(InputError, match=r"cannot create the runs directory .*afile \(File exists\); choose a writable"):
         RunStore(tmp_path / "afile").writable()
     assert RunStore(tmp_path / "new").writable().root.is_dir()
+
+
+async def test_a_key_redacted_inside_the_evidence_keeps_every_exhibits_offsets(tmp_path, monkeypatch):
+    """Issue 83, item 8: the stored document had "[redacted]" where a 40-character key stood, so
+    an exhibit's "characters 80-131" no longer pointed at its quote. The mask keeps the length."""
+    from courtroom_chat.case import Case, pasted_document
+    from courtroom_chat.config import Settings
+    from courtroom_chat.engine import Trial
+    from courtroom_chat.evidence import normalise_text
+
+    key = "sk-proj-" + "Q7wErTyUiOpAsDfGhJkL" * 2
+    text = (f"Deploy notes: the staging key {key} was rotated on Monday.\n"
+            "All 1,204 tests pass and two reviewers approved the change.\n"
+            "The rollback was rehearsed on staging and took four minutes.\n")
+    case = Case(question="Should I merge PR #12?", context=[pasted_document(text, 1)])
+    store = RunStore(tmp_path)
+    record = await Trial(case, Settings().with_backend("scripted"), store=store).run()
+    stored = store.load(record.run_id)
+    assert key not in store.path_for(record.run_id).read_text()
+    doc = stored.case.context[0]
+    assert len(doc.text) == len(case.context[0].text) and "[redacted]" in doc.text
+    exhibits = [e for e in stored.outputs["prosecutor"]["exhibits"] if e["verified"]]
+    assert exhibits
+    for e in exhibits:
+        start, end = e["location"]["char_start"], e["location"]["char_end"]
+        assert normalise_text(doc.text[start:end]) == normalise_text(e["source_quote"]).rstrip("."), e
