@@ -678,6 +678,13 @@ def not_asked(question: str) -> str:
             and (re.search(r"[.!…]$", q) or len(q.split(" ")) <= 2)):
         return (f"“{shown}” is not a yes/no question; ask one the court can decide, such as “Should I merge "
                 "PR #214?”, and attach the evidence")
+    if not asking and opener(last) in _WH and not re.search(r"(?i)\bor\b|,", last):  # "why did the build break"
+        return (f"“{shown}” asks {opener(last)}, which a yes or a no cannot answer; ask a yes/no question, "
+                "such as “Should we ship the release on Friday?”")
+    if not asking and re.match(r"(?i)(tell|explain|describe|summari[sz]e|write|give|show|list|translate)\s+(me|us)\b",
+                               last):  # "Tell me a joke" asks the court for text, not a decision
+        return (f"“{shown}” asks for an answer in words, which a verdict cannot give; ask a yes/no question the "
+                "court can decide, such as “Should I merge PR #214?”")
     yes_no = [s for s in asking if opener(s) not in _WH]
     if len(yes_no) > 1:
         return (f"“{shown}” asks {len(yes_no)} questions; the court decides one at a time: ask “{yes_no[0]}” "

@@ -726,3 +726,14 @@ def test_no_question_of_the_decision_benches_is_refused_as_no_question():
     asked += [json.loads(Path(f).read_text())["question"] for f in glob.glob(str(root / "cases" / "*.json"))
               if json.loads(Path(f).read_text()).get("procedure") in (None, "decision")]
     assert len(asked) > 40 and [q for q in asked if not_asked(q)] == []
+
+
+@pytest.mark.parametrize("question", ["why did the build break", "How many tests fail", "Tell me a joke",
+                                      "explain me the diff"])
+def test_a_question_of_why_or_how_many_or_a_request_for_words_is_refused_without_its_question_mark(question):
+    """Issue 83, item 6: these were tried and answered "Yes: proceed as asked about"."""
+    from courtroom_chat.motion import not_asked
+
+    why = not_asked(question)
+    assert why.startswith(f"“{question}” asks") and "yes/no question" in why
+    assert not_asked("Merge PR #214 now") == "" and not_asked("Should I merge?") == ""
