@@ -303,6 +303,8 @@ class Court:
     def conclude(self, outcome: Outcome) -> None:
         """The trial's outcome: kept in the record and announced."""
         outcome.warnings = [w.message for w in self.record.warnings]
+        calls = self.record.calls
+        outcome.demo = bool(calls) and all(c.backend == "scripted" for c in calls)
         if self.record.flags:
             outcome.data["flags"] = len(self.record.flags)
         contradicted = sorted({w.agent for w in self.record.warnings if w.rule == "juror_contradiction"})

@@ -50,6 +50,7 @@ class Outcome(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     markdown: str = ""  # the outcome as the procedure presents it (under the answer)
     data: dict[str, Any] = Field(default_factory=dict)
+    demo: bool = False  # every reply came from the scripted backend: no model read the evidence
 
     def confidence(self, kind: str) -> float | None:
         return next((c.value for c in self.confidences if c.kind == kind), None)

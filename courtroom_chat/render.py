@@ -217,6 +217,10 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     return lines
 
 
+DEMO = ("**Demo:** the scripted backend wrote every reply, so no model read your evidence and this verdict says "
+        "nothing about your question. Run it on a model (`--backend local`, the default) for a real one.")
+
+
 def outcome_markdown(
     outcome: dict[str, Any],
     *,
@@ -228,7 +232,9 @@ def outcome_markdown(
 ) -> str:
     """The outcome, in the order every front end shows it: the answer, what the procedure says
     of it, named confidences, warnings, cost. ``html=False`` folds ``<details>`` blocks."""
-    lines = [f"## {outcome['answer']}"]
+    lines = [f"## {outcome['answer']}" + (" (demo)" if outcome.get("demo") else "")]
+    if outcome.get("demo"):
+        lines += ["", f"> {DEMO}"]
     if outcome.get("decided_by"):
         lines += ["", f"*Decided by {outcome['decided_by']}*" + (" · **partial**" if outcome.get("partial") else "")]
     if outcome.get("markdown"):

@@ -53,6 +53,7 @@ async def test_runs_with_no_script_stores_replays_and_exports(name, tmp_path):
     events = []
     record = await Trial(a_case(name), settings, store=store).run(events.append)
     assert record.status == "complete" and record.outcome is not None and record.outcome.answer
+    assert record.outcome.demo and "(demo)" in replay(parse_events(record.events))  # every front end's text
     assert set(record.models) == {r.name for r in get(name).roles}
     finished = [e for e in events if e.type == "agent_finished"]
     assert finished and all(e.markdown and e.title for e in finished)
@@ -80,6 +81,7 @@ async def test_runs_on_the_openai_backends_scripted_double(name):
     record = await Trial(a_case(name), settings, store=None, backends={"openai:qwen2.5": double}).run()
     assert record.status == "complete" and record.outcome is not None and record.outcome.answer
     assert set(record.models.values()) == {"openai:qwen2.5"} and double.calls
+    assert not record.outcome.demo  # only the scripted backend's verdicts are demos
 
 
 @pytest.mark.parametrize("name", procedures())

@@ -137,4 +137,5 @@ def test_every_front_end_shows_it_through_the_one_presenter(tmp_path, monkeypatc
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "jury vote share, unexamined 100%" in text
+    assert "(demo)" in text and "no model read your evidence" in text  # a scripted verdict is a demo
     assert "Exhibit 2, filed against acting, says" in text and "read it before you act" in text

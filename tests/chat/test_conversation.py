@@ -378,3 +378,10 @@ async def test_a_message_that_is_no_question_is_named_before_evidence_is_asked_f
     assert any(t.startswith("The message is empty: ask the yes/no question the court should decide") for t in ui.texts()), ui.texts()
     [record] = stored_records(runs_dir)
     assert [d.name for d in record.case.context] == ["test-log.txt"] and ui.verdicts()
+
+
+async def test_a_scripted_verdict_in_the_chat_says_it_is_a_demo(chat, runs_dir):
+    async with chat.context(chat.session()) as ui:
+        await chat.send(QUESTION + "\n\nThe release notes say all 1,204 tests pass and two reviewers approved it.")
+    verdict = ui.verdicts()[-1]["output"]
+    assert "(demo)" in verdict.splitlines()[0] and "the scripted backend wrote every reply" in verdict
