@@ -179,7 +179,7 @@ def test_script_file_drives_the_scripted_backend(tmp_path):
         (["run", "Should I merge?", "-q", "Other?"], "two questions given"),
         (["run", "--question", "  "], "the question is empty"),
         (["run", CASES / "code-commit.json", "--format", "yaml"], "--format must be json or markdown"),
-        (["run", CASES / "code-commit.json", "--backend", "openai"], "unknown backend 'openai'"),
+        (["run", CASES / "code-commit.json", "--backend", "gpt"], "unknown backend 'gpt'"),
         (["run", "--question", "Q?", "--context", "nope.txt"], "evidence file not found: nope.txt"),
         (["show", "20990101"], "no run '20990101'"),
         (["replay", "20990101"], "no run '20990101'"),

@@ -40,7 +40,7 @@ def test_config_init_writes_a_loadable_file_and_refuses_to_overwrite(tmp_path):
         ("[procedures.decision]\njuror_temperature_min = 1.5\njuror_temperature_max = 0.5\n",
          "juror_temperature_min is larger"),
         ("[procedures.decison]\njury_size = 5\n", "[procedures.decison] names no procedure; available: decision"),
-        ('[models]\njudge = "openai:gpt-4"\n', "unknown backend 'openai'"),
+        ('[models]\njudge = "gpt:4"\n', "unknown backend 'gpt'"),
         ('[models]\nbailiff = "local"\n', "[models] unknown role 'bailiff'; known roles: default,"),
         # A config of the first release: [parameters]/[validation] were the decision court's.
         ("[parameters]\njury_sise = 5\n", "unknown key 'jury_sise' in [parameters] (an earlier release's section, now "

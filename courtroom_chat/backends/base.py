@@ -75,7 +75,7 @@ class ModelReply:
 
 @runtime_checkable
 class Backend(Protocol):
-    name: str  # local, anthropic, ollama, scripted
+    name: str  # local, anthropic, ollama, openai, scripted
     model: str
     accepts_temperature: bool
     constrained_decoding: bool  # decodes under a grammar from the JSON schema (see profiles.py)
@@ -104,3 +104,11 @@ class Stopwatch:
     @property
     def seconds(self) -> float:
         return round(time.perf_counter() - self.start, 4)
+
+
+def clean_message(message: str, secrets: tuple[str, ...] = ()) -> str:
+    """An error in one line, and never a credential: what the API backends show a person."""
+    message = " ".join(message.split())
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    return message

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BackendError, BackendUnavailableError, MissingCredentialsError, ModelNotFoundError, missing_extra
 from ..records import Usage
-from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, rough_tokens
+from .base import ModelReply, ModelRequest, Stopwatch, TextCallback, clean_message, rough_tokens
 from .profiles import PROFILES
 
 try:
@@ -173,11 +173,7 @@ class OpenAIBackend:
         return BackendError(self._clean(f"{where}: {type(exc).__name__}: {exc}"))
 
     def _clean(self, message: str) -> str:
-        """One line, and never a credential."""
-        message = " ".join(message.split())
-        for secret in self._secrets:
-            message = message.replace(secret, "***")
-        return message
+        return clean_message(message, self._secrets)
 
 
 def _message(exc: Any) -> str:
