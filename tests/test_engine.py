@@ -104,7 +104,10 @@ async def test_the_first_release_rule_acquits_below_threshold_without_the_judge(
     # with no ruling, there is no judge's figure: the vote share for the decision reached comes first
     assert [c.kind for c in record.outcome.confidences] == ["vote_share", "evidence"]
     text = replay(parse_events(record.events))
-    assert "**Confidence:** jury vote share 100% (5 of 5 jurors)" in text and "Why the jury decided" in text
+    assert "**Confidence:** jury vote share" in text and "100% (5 of 5 jurors" in text and "Why the jury decided" in text
+    # no ruling and no refutation answered the prosecution's verified exhibits: the share is unexamined
+    if record.outcome.data.get("unanswered"):
+        assert "jury vote share, unexamined 100%" in text and "read it before you act" in text
     assert "Judge's reasoning" not in text and "judge's own estimate" not in text
 
 
