@@ -145,8 +145,9 @@ def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decis
     operator's cap, and never sets what only the operator sets (a model or a file on the server)."""
     proc = get_procedure(procedure)
     offered = offered_models(base, procedure)
-    params_all = panel.fields(base.procedure_params(procedure))
-    allowed = {f.key for f in panel.fields(base.procedure_params(procedure), chat=True)}
+    params = base.procedure_params(procedure)
+    params_all = panel.fields(params)
+    allowed = {f.key for f in panel.fields(params, chat=True)}
     for item in params_all:
         value = values.get(f"param_{item.key}")
         if item.key not in allowed and value not in (None, "", item.initial):
@@ -164,16 +165,16 @@ def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decis
                               f"{', '.join(offered)} (the operator adds models in config.toml [chat] models)")
     # Only what differs from the config is set, so the panel's values round-trip to the same settings.
     models = {role: spec for role, spec in chosen.items() if spec != str(base.model_for(role))}
-    params = {}
+    chosen_params = {}
     for item in params_all:
         if item.key in allowed:
             try:
-                params[item.key] = panel.coerce(item, merged[f"param_{item.key}"])
+                chosen_params[item.key] = panel.coerce(item, merged[f"param_{item.key}"])
             except ConfigError as exc:
                 raise ConfigError(f"chat settings: {exc}") from None
     budget = chat_budget(base, merged["budget_usd"])
     settings = base.with_overrides({"models": {**base.models, **models}, "budget": {"max_usd": budget}})
-    return settings.with_params(procedure, params)
+    return settings.with_params(procedure, chosen_params)
 
 
 def widgets(values: dict[str, Any], procedure: str = "decision", settings: Settings | None = None) -> list[Any]:
