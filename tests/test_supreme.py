@@ -708,33 +708,6 @@ async def test_an_opinion_that_concludes_in_plain_words_is_not_sent_back_as_a_le
     assert len([c for c in backend.calls if c.role == "justice"]) == 18
 
 
-def test_the_probe_variants_each_differ_from_the_court_juror_in_one_thing():
-    """bench/supreme_probe.py: the juror as the court asks it, and variants that each change one thing."""
-    import importlib.util
-    from pathlib import Path
-
-    from courtroom_chat import plain
-    from courtroom_chat.evaluation.datasets import JsonlDataset
-    from courtroom_chat.procedures import get
-
-    root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("supreme_probe", root / "bench" / "supreme_probe.py")
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
-    procedure = get("supreme")
-    item = JsonlDataset(root / "bench" / "supreme" / "clear.jsonl").items()[1]  # a criminal No case
-    case = procedure.prepare(item.case)
-    made = {v: probe.request(v, case, procedure, 0.7) for v in probe.VARIANTS}
-    court, _ = made["court"]
-    assert "BEYOND A REASONABLE DOUBT" in court.prompt and court.schema["properties"]["verdict"]["enum"] == ["guilty", "not guilty"]
-    assert made["no-first"][0].schema["properties"]["verdict"]["enum"] == ["not guilty", "guilty"]
-    assert 'exactly "not guilty" or "guilty"' in made["no-first"][0].prompt
-    assert made["yesno"][0].schema["properties"]["verdict"]["enum"] == ["yes", "no"] and made["yesno"][1] == {"yes": "yes", "no": "no"}
-    assert "REASONABLE DOUBT" not in made["no-burden"][0].prompt and made["no-burden"][0].system == court.system
-    assert made["plain"][0].system == plain.SYSTEM and made["plain"][0].prefix == court.prefix
-    assert made["court"][1] == {"guilty": "yes", "not guilty": "no"}
-
-
 async def test_a_justices_vote_can_be_read_from_its_own_analysis():
     """``verdict_from = "analysis"``: on the 1.5B justices wrote analyses that followed the
     evidence and a verdict next that did not ("the video shows no fall, the log shows no spill"
@@ -794,24 +767,6 @@ def test_a_dry_run_shows_the_reading_of_each_analysis_when_votes_are_read_back(t
     output = dry_run(tmp_path, 'verdict_from = "analysis"')
     assert "Which verdict does this analysis support?" in output
     assert "[the justice's evidence analysis]" in output
-
-
-def test_the_order_check_bench_reads_stored_trials_of_an_evaluation(tmp_path):
-    """bench/supreme_order_check.py: the order check over an evaluation's stored court runs."""
-    import subprocess
-    import sys
-
-    from courtroom_chat.evaluation import evaluate
-
-    root = Path(__file__).resolve().parents[1]
-    ev = evaluate(str(root / "bench" / "supreme" / "clear.jsonl"), procedure="supreme", baselines=[],
-                  backend="scripted", limit=2, runs_dir=tmp_path)
-    done = subprocess.run([sys.executable, str(root / "bench" / "supreme_order_check.py"), str(tmp_path), "--results",
-                           str(ev.folder / "results.jsonl")], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and ("whitlock" in line or "nandakumar" in line)]
-    assert len(rows) == 2 and all(" of 9 (" in r and " of 12 (" in r for r in rows)
-    assert "benches' votes followed the order" in done.stdout
 
 
 def test_a_transcript_that_is_not_json_is_one_line_not_text_tried(tmp_path, runs_dir):
