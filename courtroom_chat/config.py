@@ -55,15 +55,15 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-DEFAULT_DELAY_MS = 200
-
-
 class Throttle(_Section):
     """Applied by the runtime to every procedure and backend."""
 
-    max_concurrency: int = Field(3, ge=0, le=64)  # model requests at once; 0: no limit
-    # Between the starts of two requests; None: DEFAULT_DELAY_MS to a model backend, none to the
-    # scripted backend (it calls no service, and tests and demos need not wait); 0: no delay.
+    # Model requests at once to one backend; None: the backend's own bound (its profile: the
+    # embedded model's decoding slots, an API server's room for a whole jury at once); 0: no limit.
+    max_concurrency: int | None = Field(None, ge=0, le=64)
+    # Between the starts of two requests to one backend; None: the backend's own (200 ms to a
+    # hosted API with rate limits, none to the embedded model, an Ollama host, an OpenAI-compatible
+    # server that batches, or the scripted backend); 0: no delay.
     delay_ms: int | None = Field(None, ge=0, le=60_000)
 
 

@@ -489,22 +489,55 @@ async def test_the_throttle_bounds_concurrency_and_spaces_starts():
     assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.025 - 0.002
 
 
-async def test_by_default_three_requests_at_once_and_a_model_backend_is_spaced_200_ms():
-    """[throttle] defaults: at most 3 requests at once for every backend; 200 ms between starts
-    to a model backend, none to the scripted one (it calls no service)."""
+async def test_by_default_each_backend_keeps_its_own_bound_and_a_hosted_api_is_spaced_200_ms():
+    """[throttle] defaults: each backend keeps its profile's bound (none for the scripted backend:
+    it calls no service) and spacing: 200 ms between starts to a hosted API with rate limits,
+    none to the scripted one."""
     small = settings(justices=3, jurors=4)
-    assert small.throttle.max_concurrency == 3 and small.throttle.delay_ms is None
+    assert small.throttle.max_concurrency is None and small.throttle.delay_ms is None
     _, scripted = await trial(latency_ms=40, base=small)
     starts = sorted(s for _, s, _ in scripted.timeline)
-    assert overlap(scripted.timeline) == 3 and min(b - a for a, b in zip(starts, starts[1:], strict=False)) < 0.05
+    assert overlap(scripted.timeline) >= 4 and min(b - a for a, b in zip(starts, starts[1:], strict=False)) < 0.05
     model = ScriptedBackend(latency_ms=5)
-    model.name = "ollama"  # stands in for a model backend
+    model.name = "anthropic"  # stands in for a hosted API
     record = await Trial(load_case(CASES / "burglary.json"), small.with_params("supreme", {"justices": 3, "jurors": 2,
                                                                                           "rounds": 1}),
                          store=None, backends={"scripted": model}).run()
     assert record.status == "complete"
     starts = sorted(s for _, s, _ in model.timeline)
     assert len(starts) >= 5 and min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.2 - 0.002
+
+
+def test_the_bound_is_the_backends_own_unless_the_config_sets_one():
+    """A five-juror jury goes out at once to an API server (Anthropic, OpenAI-compatible), and
+    without spacing to a server that batches; the
+    embedded model takes as many as it has decoding slots; an Ollama host four; the scripted
+    backend no limit; a plugin backend the old default of 3. ``[throttle] max_concurrency``
+    set, it bounds every backend."""
+    from courtroom_chat.backends import BackendPool
+
+    base = Settings()
+    pacer = BackendPool(base).pacer
+    assert {name: pacer.limit(name) for name in ("anthropic", "openai", "local", "ollama", "scripted", "toy")} == {
+        "anthropic": 8, "openai": 8, "local": 1, "ollama": 4, "scripted": 0, "toy": 3}
+    assert BackendPool(base.with_overrides({"local": {"parallel": 4}})).pacer.limit("local") == 4
+    assert {name: pacer.spacing(name) for name in ("anthropic", "openai", "local", "ollama", "scripted", "toy")} == {
+        "anthropic": 0.2, "openai": 0.0, "local": 0.0, "ollama": 0.0, "scripted": 0.0, "toy": 0.2}
+    capped = BackendPool(base.with_overrides({"throttle": {"max_concurrency": 2, "delay_ms": 50}})).pacer
+    assert {capped.limit(name) for name in ("anthropic", "local", "scripted")} == {2}
+    assert {capped.spacing(name) for name in ("anthropic", "local", "scripted")} == {0.05}
+
+
+async def test_a_jury_goes_out_at_once_to_an_api_backend_by_default():
+    """Five jurors on an API backend's profile run together (the old default of 3 at once ran
+    them in two waves: 1.26 times the four stages' time at 3 s a call)."""
+    small = settings(justices=3, jurors=5)
+    model = ScriptedBackend(latency_ms=40)
+    model.name = "anthropic"  # stands in for an API backend
+    record = await Trial(load_case(CASES / "burglary.json"), small.with_overrides({"throttle": {"delay_ms": 0}}),
+                         store=None, backends={"scripted": model}).run()
+    assert record.status == "complete"
+    assert overlap(model.timeline) >= 5
 
 
 async def test_a_request_stopped_while_it_waits_for_the_throttle_is_never_started():

@@ -84,7 +84,9 @@ class BackendPool:
         self.settings = settings
         self.dry_run = dry_run
         self.replies = replies  # an earlier trial's replies, handed back for the same requests
-        self.pacer = pacer or Pacer(settings.throttle)  # the [throttle] every request through this pool keeps
+        # the [throttle] every request through this pool keeps, each backend bounded by its profile
+        self.pacer = pacer or Pacer(settings.throttle, lambda name: profile(name).bound(settings),
+                                    lambda name: profile(name).spacing(settings))
         self._given = dict(given or {})
         self._opened: dict[str, Backend] = {}
 

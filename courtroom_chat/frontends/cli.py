@@ -156,8 +156,8 @@ def run(
     seed: int | None = typer.Option(None, "--seed", help="Fix the run's seeded orders (jurors' label and exhibit orders)."),
     inputs: list[str] = typer.Option([], "--input", "-i", help="A case input of the procedure as KEY=VALUE (see `courtroom procedures`); repeat for more."),
     case_type: str | None = typer.Option(None, "--type", help="The case's type, for procedures that take one (the supreme court: criminal or civil); same as --input type=…"),
-    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once (\\[throttle] max_concurrency; default 3; 0: no limit)."),
-    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests (\\[throttle] delay_ms; default 200 to a model backend, none to the scripted one)."),
+    max_concurrency: int | None = typer.Option(None, "--max-concurrency", help="At most this many model requests at once (\\[throttle] max_concurrency; default: each backend's own, the embedded model's slots, 8 to an API server; 0: no limit)."),
+    delay_ms: int | None = typer.Option(None, "--delay-ms", help="Milliseconds between the starts of two model requests (\\[throttle] delay_ms; default: 200 to a hosted API such as Anthropic, none to the embedded model, a local server or the scripted backend)."),
 ) -> None:
     """Put a question on trial and print the verdict."""
     import json
