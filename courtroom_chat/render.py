@@ -57,7 +57,15 @@ def strip_details(text: str) -> str:
     return _DETAILS.sub("", text)
 
 
-def cost_lines(cost_by_role: dict[str, float], total: float, known: bool = True, label: str = "This trial") -> list[str]:
+SELF_HOSTED = "self-hosted: no price per call; tokens and time are counted"
+
+
+def cost_lines(cost_by_role: dict[str, float], total: float, known: bool = True, label: str = "This trial",
+               free: str = SELF_HOSTED) -> list[str]:
+    """The cost line. Nothing priced (the embedded model, an Ollama host, your own OpenAI-compatible
+    server, a demo) reads "$0 (``free``)", not a row of $0 per role that looks like a bill."""
+    if known and total == 0:
+        return [f"**{label}:** $0 ({free})"]
     parts = ", ".join(f"{role} {dollars(cost)}" for role, cost in cost_by_role.items())
     suffix = "" if known else " (some calls have no known price)"
     return [f"**{label}:** {dollars(total)}{suffix}" + (f" — {parts}" if parts else "")]
@@ -246,10 +254,11 @@ def outcome_markdown(
     if outcome.get("warnings"):
         lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in outcome["warnings"]]]
     lines.append("")
+    free = "demo: no model was called" if outcome.get("demo") else SELF_HOSTED
     if cost_by_role is not None and cost_usd is not None:
-        lines += cost_lines(cost_by_role, cost_usd, cost_known)
+        lines += cost_lines(cost_by_role, cost_usd, cost_known, free=free)
     if session_cost is not None:
-        lines += cost_lines(session_cost[0], session_cost[1], label="This session")
+        lines += cost_lines(session_cost[0], session_cost[1], label="This session", free=free)
     text = "\n".join(lines).rstrip() + "\n"
     return text if html else fold_details(text)
 

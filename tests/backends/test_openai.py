@@ -211,3 +211,17 @@ async def test_a_reply_that_breaks_the_schema_and_a_server_that_ignores_it_go_th
     assert repair[-2] == {"role": "assistant", "content": "Sure! I think we should merge."}
     assert trial.store is not None and trial.store.find(trial.run_id).status == "failed"
     assert KEY not in trial.store.path_for(trial.run_id).read_text()
+
+
+def test_a_self_hosted_trial_reads_zero_with_the_reason_not_a_row_of_zeros():
+    """Nothing priced (the embedded model, Ollama, your own OpenAI-compatible server): the cost
+    line says $0 and why, once; a priced trial keeps its per-role breakdown; a demo says so."""
+    from courtroom_chat.render import cost_lines, outcome_markdown
+
+    assert cost_lines({"prosecutor": 0.0, "judge": 0.0}, 0.0) == [
+        "**This trial:** $0 (self-hosted: no price per call; tokens and time are counted)"]
+    assert cost_lines({"prosecutor": 0.002, "judge": 0.01}, 0.012) == [
+        "**This trial:** $0.01 — prosecutor $0.0020, judge $0.01"]
+    assert cost_lines({"judge": 0.0}, 0.0, known=False) == ["**This trial:** $0 (some calls have no known price) — judge $0"]
+    demo = outcome_markdown({"answer": "Yes", "demo": True}, cost_by_role={"judge": 0.0}, cost_usd=0.0)
+    assert "**This trial:** $0 (demo: no model was called)" in demo

@@ -70,7 +70,7 @@ async def test_trial_shows_four_stages_exhibits_jurors_and_the_verdict(chat, run
     assert f"**Decision:** {present.DECISION_LABEL[record.verdict.decision]}" in verdict["output"]
     assert f"**Jury:** {record.jury.split()}" in verdict["output"]
     assert "**How sure:**" in verdict["output"]
-    assert "**This trial:** $0 — prosecutor $0, defense $0, juror $0, judge $0" in verdict["output"]
+    assert "**This trial:** $0 (demo: no model was called)" in verdict["output"]
     assert "**This session:** $0" in verdict["output"]
     assert "<details>" not in verdict["output"], "the chat shows no raw HTML"
     assert {a["name"] for a in ui.actions() if a["forId"] == verdict["id"]} == {"export", "rerun", "show_prompts"}

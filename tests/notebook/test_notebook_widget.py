@@ -106,7 +106,7 @@ async def test_uploaded_files_and_pasted_text_go_on_trial(scripted_settings, sto
     assert verdict.startswith(f"## {record.verdict.answer} (demo)")  # a scripted verdict says it is a demo
     assert "**Demo:** the scripted backend wrote every reply" in verdict
     assert f"judge's own estimate {record.verdict.confidence:.0%}" in verdict and "**How sure:**" in verdict
-    assert "**This trial:** $0 — prosecutor $0, defense $0, juror $0, judge $0" in verdict
+    assert "**This trial:** $0 (demo: no model was called)" in verdict
     assert '<details style="margin: 0.5em 0"><summary>' in w.verdict.value  # render's one HTML block
     assert f"Run {record.run_id} saved" in w.message_text
 
