@@ -139,3 +139,24 @@ def test_every_front_end_shows_it_through_the_one_presenter(tmp_path, monkeypatc
     assert "jury vote share, unexamined 100%" in text
     assert "(demo)" in text and "no model read your evidence" in text  # a scripted verdict is a demo
     assert "Exhibit 2, filed against acting, says" in text and "read it before you act" in text
+
+
+async def test_the_exhibit_list_and_the_evidence_figure_read_a_refutation_the_same_way():
+    """A "refutes" with no verified exhibit of the defense's own takes nothing out of the figure,
+    and the list says the exhibit stands; with one, the list says refuted and the figure drops it
+    (issue 86: "refuted by the defense" beside "3 for acting, 0 against")."""
+    from courtroom_chat.procedures.decision.present import challenge_effects
+
+    alone = script("The jury merges.", effect="refutes")
+    alone["defense"]["exhibits"] = []
+    record = await Trial(case(), SETTINGS, store=None, backends={"scripted": ScriptedBackend(script=alone)}).run()
+    shown = challenge_effects(record.outputs["prosecutor"]["exhibits"], record.outputs["defense"])
+    assert "Exhibit 1: ✅ verified · called refuted by the defense, which verified no exhibit of its own: it stands" in shown
+    evidence = next(c for c in record.outcome.confidences if c.kind == "evidence")
+    assert evidence.basis.startswith("verified and unrefuted exhibits: 1 for acting, 0 against")
+
+    backed = await trial("The jury merges.", effect="refutes")
+    shown = challenge_effects(backed.outputs["prosecutor"]["exhibits"], backed.outputs["defense"])
+    assert "Exhibit 1: ✅ verified · refuted by the defense" in shown and "it stands" not in shown
+    evidence = next(c for c in backed.outcome.confidences if c.kind == "evidence")
+    assert evidence.basis.startswith("verified and unrefuted exhibits: 0 for acting, 1 against")

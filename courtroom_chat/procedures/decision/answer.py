@@ -22,6 +22,15 @@ def vote_share(decision: str, jury: Jury) -> tuple[float, str]:
     return round(votes / cast, 3), f"{votes} of {cast} jurors"
 
 
+def refutations_count(own_verified: bool, turned: Any) -> bool:
+    """Whether the defense's "refutes" takes an exhibit out of the evidence figure: only when the
+    defense stands on verified evidence of its own (an exhibit, or a quote both sides claimed). A
+    refutation by argument alone does not; the exhibit list says so beside the exhibit, from this
+    same rule, so the list and the figure never disagree (issue 86: "refuted by the defense" beside
+    "3 for acting, 0 against")."""
+    return bool(own_verified or turned)
+
+
 def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, defense: Defense | None) -> tuple[float, dict[str, Any]]:
     """The evidence verified and unrefuted for the decision: one quantity, computed from the
     record, not reported by a model, and apart from the jury's vote share (its own confidence).
@@ -40,7 +49,7 @@ def evidence_confidence(decision: str, jury: Jury, prosecution: Prosecution, def
     own = [e for e in (defense.exhibits if defense else []) if e.verified]
     turned = set(defense.turned) if defense else set()  # claimed by both sides: counted for neither
     refuted = ({c.exhibit for c in (defense.exhibit_challenges if defense else []) if c.effect == "refutes"}
-               if own or turned else set())
+               if refutations_count(own, turned) else set())
     for_yes = sum(1 for e in prosecution.exhibits if e.verified and e.number not in refuted | turned)
     for_no = len(own)
     verified = sum(1 for e in prosecution.exhibits if e.verified) + for_no

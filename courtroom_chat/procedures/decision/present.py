@@ -10,7 +10,7 @@ from typing import Any
 
 from ...render import temperature_text
 from ...replies import shorten
-from .answer import evidence_basis_text
+from .answer import evidence_basis_text, refutations_count
 
 # What a decision is called where people read it. The stored verdict word stays the Courtroom
 # POC's (``guilty``: act, ``not_guilty``: do not act), but "do not act (not guilty)" under "Should
@@ -97,10 +97,13 @@ def exhibit_line(ex: dict[str, Any]) -> str:
 def challenge_effects(exhibits: list[dict[str, Any]], defense: dict[str, Any]) -> str:
     """Each exhibit's mark beside what the defense did to it: the basis of the evidence confidence."""
     effects = {c["exhibit"]: c["effect"] for c in defense.get("exhibit_challenges", [])}
+    counted = refutations_count(any(e.get("verified") for e in defense.get("exhibits", [])), defense.get("turned"))
     lines = []
     for ex in exhibits:
         mark = "✅ verified" if ex.get("verified") else "❌ unverified"
         effect = EFFECT_MARK.get(effects.get(ex["number"], ""), "not challenged")
+        if effects.get(ex["number"]) == "refutes" and not counted:
+            effect = "called refuted by the defense, which verified no exhibit of its own: it stands"
         both = " · cited by the defense against the motion too" if ex["number"] in defense.get("turned", []) else ""
         lines.append(f"- Exhibit {ex['number']}: {mark} · {effect}{both}")
     return "\n".join(lines)
