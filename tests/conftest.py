@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,9 +32,45 @@ def needs_shared(*parts: str) -> pytest.MarkDecorator:
 PROCEDURE_DATA = {"samvad": ("india_law",)}
 
 
+# Every folder of the user's the package reads or writes, each pointed into the session's temporary
+# folder: the cache (the knowledge base's index, $COURTROOM_CACHE_DIR/kb, and the retriever's
+# vectors, .../embeddings), the models folder, and the XDG homes that platformdirs resolves the
+# rest from (config.toml, chat-users.toml, chat.sqlite, the chat's app root, runs).
+USER_DIRS = {"COURTROOM_CACHE_DIR": "cache", "COURTROOM_MODELS_DIR": "models", "XDG_CACHE_HOME": "xdg-cache",
+             "XDG_DATA_HOME": "xdg-data", "XDG_CONFIG_HOME": "xdg-config", "XDG_STATE_HOME": "xdg-state"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_dirs(tmp_path_factory):
+    """The user's folders, pointed into this session's temporary folder before any fixture of a
+    module's or the session's scope reads them (a module's knowledge base resolves its store when
+    it is made) and for the child processes tests start. One per session, not per test: the
+    shipped statutes' index is built once into this cache and every later test reads it. The
+    embedded model's weights are not reused from the user's folder here; the real-model tests
+    name theirs with $COURTROOM_TEST_MODELS_DIR.
+
+    The statutes' index takes minutes to build: $COURTROOM_TEST_CACHE_DIR names a cache kept
+    between sessions instead, a folder of the tester's own, never the user's cache."""
+    dirs = {name: tmp_path_factory.mktemp(slug) for name, slug in USER_DIRS.items()}
+    kept = os.environ.get("COURTROOM_TEST_CACHE_DIR", "").strip()
+    if kept:
+        from platformdirs import user_cache_dir
+
+        dirs["COURTROOM_CACHE_DIR"] = Path(kept).expanduser().resolve()
+        if dirs["COURTROOM_CACHE_DIR"].is_relative_to(Path(user_cache_dir("courtroom-chat")).resolve()):
+            pytest.exit(f"$COURTROOM_TEST_CACHE_DIR is the user's own cache ({kept}); name another folder",
+                        returncode=pytest.ExitCode.USAGE_ERROR)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, path in dirs.items():
+            patch.setenv(name, str(path))
+        patch.delenv("DATABASE_URL", raising=False)  # the chat's database, else the user's own
+        yield dirs
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path_factory, monkeypatch):
-    """Runs go to a temporary store; no config file or backend override leaks in."""
+    """Runs go to a temporary store, config and data to a fresh folder each; no config file or
+    backend override leaks in."""
     runs = tmp_path_factory.mktemp("runs")
     monkeypatch.setenv("COURTROOM_RUNS_DIR", str(runs))
     for name in ("COURTROOM_CONFIG", "COURTROOM_BACKEND", "COURTROOM_SCRIPTED_LATENCY_MS", "OLLAMA_HOST",
