@@ -7,9 +7,9 @@ batch each step) of the same length after a short prompt, and their aggregate de
 against N = 1. Three sampling setups: plain (no grammar, no DRY), the court's sampling (JSON
 schema grammar + DRY), and plain with a different thread count. Figures only.
 
-    python bench/batched_decode.py                               # 0.5B, N = 1, 2, 5
-    python bench/batched_decode.py --model qwen2.5-coder-1.5b
-    python bench/batched_decode.py --threads 1 --threads 2       # thread counts to compare
+    python -m bench.batched_decode                               # 0.5B, N = 1, 2, 5
+    python -m bench.batched_decode --model qwen2.5-coder-1.5b
+    python -m bench.batched_decode --threads 1 --threads 2       # thread counts to compare
 """
 
 from __future__ import annotations
@@ -17,18 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-
-from local_trial import fresh_backend  # noqa: E402
-
-from courtroom_chat.backends.base import ModelRequest  # noqa: E402
-from courtroom_chat.backends.local import LocalRuntime  # noqa: E402
-from courtroom_chat.config import Settings  # noqa: E402
+from bench.local_trial import fresh_backend
+from courtroom_chat.backends.base import ModelRequest
+from courtroom_chat.backends.local import LocalRuntime
+from courtroom_chat.config import Settings
 
 SCHEMA = {"type": "object", "properties": {"vote": {"enum": ["yes", "no"]}, "reasoning": {"type": "string"}},
           "required": ["reasoning", "vote"]}

@@ -2,7 +2,7 @@
 item by item, with a bootstrap 95% interval (10,000 resamples, seed 0; the report's own
 ``scoring.mae_ci``, over signed differences).
 
-    python bench/criminal_paired.py EVAL/results.jsonl [--cases ../shared/data/simcourt_ljp/cases]
+    python -m bench.criminal_paired EVAL/results.jsonl [--cases ../shared/data/simcourt_ljp/cases]
 
 Only items whose gold term is a number of months and where both methods gave a term count.
 """

@@ -2,7 +2,7 @@
 with English words in them, turns kept as repeats, English words in the judgment, the charges
 and the term. For before/after comparisons of the trial's prompts and grammar (issue 14).
 
-    python bench/criminal_record_stats.py RUNS/20261126-182403-c7cca9.json [more.json ...]
+    python -m bench.criminal_record_stats RUNS/20261126-182403-c7cca9.json [more.json ...]
 
 One JSON line per trial. Figures only.
 """
@@ -13,10 +13,8 @@ import json
 import re
 import sys
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from courtroom_chat.procedures.criminal.present import CALLS  # noqa: E402
+from courtroom_chat.procedures.criminal.present import CALLS
 
 STALLED = {calls["stalled"] for calls in CALLS.values()}
 

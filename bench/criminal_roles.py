@@ -4,7 +4,7 @@ that say how far such scores can be trusted (``courtroom_chat/procedures/crimina
 the same record scored again (repeatability) and the record with the role's turns swapped for
 another role's (discrimination: a reading evaluator scores the real record higher).
 
-    python bench/criminal_roles.py RUNS [RUNS ...] [--results EVAL/results.jsonl] [--backend local:qwen2.5-coder-1.5b]
+    python -m bench.criminal_roles RUNS [RUNS ...] [--results EVAL/results.jsonl] [--backend local:qwen2.5-coder-1.5b]
                                    [--temperature 0.7] [--limit N] [--no-repeat] [--no-swap] [--out FILE.json]
 
 RUNS is a runs folder; every finished criminal run in it is scored (or, with --results, the
@@ -20,14 +20,11 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.backends import BackendPool  # noqa: E402
-from courtroom_chat.config import ModelSpec, load_settings  # noqa: E402
-from courtroom_chat.errors import CourtroomError  # noqa: E402
-from courtroom_chat.procedures.criminal.assess import assess, markdown, summary  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.backends import BackendPool
+from courtroom_chat.config import ModelSpec, load_settings
+from courtroom_chat.errors import CourtroomError
+from courtroom_chat.procedures.criminal.assess import assess, markdown, summary
+from courtroom_chat.store import RunStore
 
 
 def run_ids(stores: list[RunStore], results: Path | None, limit: int | None) -> list[tuple[RunStore, str]]:

@@ -1,7 +1,7 @@
 """Does the court follow the evidence? Twenty clear-cut decisions, ten whose evidence plainly
 says Yes and ten plainly No, through the court and the single-call and majority baselines.
 
-    python bench/evidence_following.py --model qwen2.5-coder-1.5b [--limit N] [--baselines single majority]
+    python -m bench.evidence_following --model qwen2.5-coder-1.5b [--limit N] [--baselines single majority]
                                        [--no-baselines] [--cases FILE] [--param KEY=VALUE ...]
 
 ``--cases bench/evidence_following/shapes.jsonl`` runs ten more, written after the court's prompts
@@ -32,22 +32,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+from bench.params import add_param_option, params_of, tag_of
+from courtroom_chat.config import Settings
+from courtroom_chat.evaluation import evaluate
+from courtroom_chat.evaluation.methods import AnswerReply
+from courtroom_chat.evidence import normalise_text
+from courtroom_chat.procedures.base import parse_reply
+from courtroom_chat.store import RunStore
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
-from params import add_param_option, params_of, tag_of  # noqa: E402
-
-from courtroom_chat.config import Settings  # noqa: E402
-from courtroom_chat.evaluation import evaluate  # noqa: E402
-from courtroom_chat.evaluation.methods import AnswerReply  # noqa: E402
-from courtroom_chat.evidence import normalise_text  # noqa: E402
-from courtroom_chat.procedures.base import parse_reply  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
 
 CASES = HERE / "evidence_following" / "cases.jsonl"
 FACTS = json.loads((HERE / "evidence_following" / "facts.json").read_text())

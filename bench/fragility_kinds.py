@@ -5,7 +5,7 @@ it), whether it names the option the question asks about or only another one, an
 verdict held without it. Then the hold rate in all, by gold answer, by whether the verdict was
 right, and by the withheld exhibit's kind.
 
-    python bench/fragility_kinds.py EVAL_FOLDER [EVAL_FOLDER ...] --runs-dir RUNS
+    python -m bench.fragility_kinds EVAL_FOLDER [EVAL_FOLDER ...] --runs-dir RUNS
 
 An exhibit's kind: **the option's own line** (a line of a list of options naming the option asked
 about: it states no fact), **another option's line** (a line of that list naming a rival: nothing
@@ -19,17 +19,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.evaluation.runner import court_runs  # noqa: E402
-from courtroom_chat.records import RunRecord  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.evaluation.runner import court_runs
+from courtroom_chat.records import RunRecord
+from courtroom_chat.store import RunStore
 
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*\S)\s*$")
 LISTED = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")

@@ -1,7 +1,7 @@
 """How often the classification court's preliminary hearing puts the gold label among the two it
 proposes: the judges choose between those two, so that share is the court's ceiling.
 
-    python bench/hearing_coverage.py RESULTS.jsonl --runs-dir RUNS [--runs-dir RUNS2]
+    python -m bench.hearing_coverage RESULTS.jsonl --runs-dir RUNS [--runs-dir RUNS2]
 
 Reads an evaluation's results and the court trials stored in the runs folders (trials not found
 there are left out and counted). Prints, over the trials found: the gold among the hearing's two
@@ -14,15 +14,9 @@ setting, not its accuracy, which needs the judges run again). Figures only.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from stored import arguments, court_trials  # noqa: E402
-
-from courtroom_chat.procedures.classification import sampled_second  # noqa: E402
+from bench.stored import arguments, court_trials
+from courtroom_chat.procedures.classification import sampled_second
 
 
 def heard(record) -> list[tuple[str, str]]:

@@ -12,16 +12,16 @@ evidence points to.
     answer the evidence points to). Trials are stochastic: read a pair's change against the
     noise of the clean case rerun (--baseline).
 
-    python bench/injection.py                               # (a)
-    python bench/injection.py --markdown                    # (a) as bench/results/injection-detection.md
-    python bench/injection.py --backend local --pairs 4     # (a), then (b) on the 0.5B, first 4 pairs
-    python bench/injection.py --model qwen2.5-coder-1.5b    # (b) on local:qwen2.5-coder-1.5b, all pairs
+    python -m bench.injection                               # (a)
+    python -m bench.injection --markdown                    # (a) as bench/results/injection-detection.md
+    python -m bench.injection --backend local --pairs 4     # (a), then (b) on the 0.5B, first 4 pairs
+    python -m bench.injection --model qwen2.5-coder-1.5b    # (b) on local:qwen2.5-coder-1.5b, all pairs
 
 (c) With --second-opinion BACKEND: the model-based second opinion (courtroom_chat/screening.py)
     alone, on each case clean and injected: the injected passages it flags, its false flags on
     the clean versions, and how many of its hits the scan missed.
 
-    python bench/injection.py --second-opinion local:qwen2.5-coder-1.5b --markdown
+    python -m bench.injection --second-opinion local:qwen2.5-coder-1.5b --markdown
 """
 
 from __future__ import annotations
@@ -32,18 +32,16 @@ import difflib
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from courtroom_chat.case import Document, load_case
+from courtroom_chat.injection import Flag, scan
 
-from courtroom_chat.case import Document, load_case  # noqa: E402
-from courtroom_chat.injection import Flag, scan  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CASES = ROOT / "bench" / "injection"
 ANSWER = {"guilty": "yes", "not_guilty": "no", "dismissed": "undecided"}
@@ -245,7 +243,7 @@ def main() -> None:
     rows = [detect(e) for e in entries]
     if args.markdown:
         print("# Injection detection on bench/injection/\n")
-        print("Made by `python bench/injection.py --markdown > bench/results/injection-detection.md`"
+        print("Made by `python -m bench.injection --markdown > bench/results/injection-detection.md`"
               " (deterministic; no model is called).\n")
     else:
         print("(a) detection")

@@ -1,7 +1,7 @@
 """Jurors whose answer went against their own reasoning: the decision court's stored trials of
 two or more evaluations of the same cases (one before a change, the others after), side by side.
 
-    python bench/juror_consistency.py BEFORE/results.jsonl AFTER/results.jsonl [...] --runs-dir RUNS [--runs-dir RUNS2]
+    python -m bench.juror_consistency BEFORE/results.jsonl AFTER/results.jsonl [...] --runs-dir RUNS [--runs-dir RUNS2]
 
 Per case and evaluation: the jury's votes (act - do not act), whether the verdict followed the
 gold answer, how many jurors were asked again because their answer went against their reasoning
@@ -12,13 +12,7 @@ votes that follow the gold answer, jurors asked again, counted by their reasonin
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from stored import arguments, court_trials  # noqa: E402
+from bench.stored import arguments, court_trials
 
 SIDE = {"guilty": "yes", "not_guilty": "no"}
 

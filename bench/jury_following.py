@@ -1,7 +1,7 @@
 """Does the jury follow the evidence? The jury stage alone, on the twenty clear-cut decisions
 of bench/evidence_following, with everything else held still.
 
-    python bench/jury_following.py --model qwen2.5-coder-1.5b [--param jury_asks=question] [--cases F.jsonl] [--limit N]
+    python -m bench.jury_following --model qwen2.5-coder-1.5b [--param jury_asks=question] [--cases F.jsonl] [--limit N]
 
 The prosecutor, the defense and the judge run on the scripted backend (their demo replies:
 verified quotes from the evidence, the same for every variant), and only the jurors run on the
@@ -20,19 +20,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+from bench.params import add_param_option, params_of, tag_of
+from courtroom_chat.config import Settings
+from courtroom_chat.evaluation import evaluate
+from courtroom_chat.store import RunStore
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
-from params import add_param_option, params_of, tag_of  # noqa: E402
-
-from courtroom_chat.config import Settings  # noqa: E402
-from courtroom_chat.evaluation import evaluate  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
 
 CASES = HERE / "evidence_following" / "cases.jsonl"
 SIDE = {"guilty": "yes", "not_guilty": "no", "abstain": "abstain"}

@@ -1,7 +1,7 @@
 """Does the order a juror's prompt lists the answers in sway its vote? Splits the plain
 jurors' votes of an evaluation's court runs by gold answer and by the answer listed first.
 
-    python bench/label_order_split.py RESULTS.jsonl --runs-dir RUNS
+    python -m bench.label_order_split RESULTS.jsonl --runs-dir RUNS
 
 Each stored run keeps every juror's label order (``outputs["orders"]``) and its reply, so the
 split needs no model. One table row per arm (the court and each control, as asked or
@@ -12,18 +12,14 @@ mirrored), gold answer and first-listed answer. With labels shuffled per juror
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.evaluation.report import call_answer  # noqa: E402
-from courtroom_chat.evaluation.runner import court_runs  # noqa: E402
-from courtroom_chat.evaluation.stats import wilson  # noqa: E402
-from courtroom_chat.records import RunRecord  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.evaluation.report import call_answer
+from courtroom_chat.evaluation.runner import court_runs
+from courtroom_chat.evaluation.stats import wilson
+from courtroom_chat.records import RunRecord
+from courtroom_chat.store import RunStore
 
 
 def split(runs: list[tuple[dict, RunRecord]]) -> Counter:

@@ -6,9 +6,9 @@ machine's measured generation speed (tok/s of plain decoding, measured first). P
 peak RSS and, over all trials, the share of role outputs that were schema-valid after at
 most one repair. Figures only: nothing here passes or fails.
 
-    python bench/local_trial.py                      # 0.5B, one trial of cases/code-commit.json
-    python bench/local_trial.py --model qwen2.5-coder-1.5b
-    python bench/local_trial.py --trials 20          # reliability over 20 trials
+    python -m bench.local_trial                      # 0.5B, one trial of cases/code-commit.json
+    python -m bench.local_trial --model qwen2.5-coder-1.5b
+    python -m bench.local_trial --trials 20          # reliability over 20 trials
 """
 
 from __future__ import annotations
@@ -17,20 +17,18 @@ import argparse
 import asyncio
 import resource
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from courtroom_chat.backends.base import ModelRequest
+from courtroom_chat.backends.local import LocalBackend, LocalRuntime
+from courtroom_chat.case import load_case
+from courtroom_chat.config import ModelSpec, Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import CourtroomError
+from courtroom_chat.procedures.base import case_block
 
-from courtroom_chat.backends.base import ModelRequest  # noqa: E402
-from courtroom_chat.backends.local import LocalBackend, LocalRuntime  # noqa: E402
-from courtroom_chat.case import load_case  # noqa: E402
-from courtroom_chat.config import ModelSpec, Settings  # noqa: E402
-from courtroom_chat.engine import Trial  # noqa: E402
-from courtroom_chat.errors import CourtroomError  # noqa: E402
-from courtroom_chat.procedures.base import case_block  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TARGETS = {"qwen2.5-coder-0.5b": 45.0, "qwen2.5-coder-1.5b": 90.0}
 

@@ -2,7 +2,7 @@
 items, from an evaluation's stored calls: the single call, the majority's five, and the court's
 jurors (kept in the row since 2026-11-25, else read from the stored runs).
 
-    python bench/per_call_signal.py RESULTS.jsonl [--runs-dir RUNS]
+    python -m bench.per_call_signal RESULTS.jsonl [--runs-dir RUNS]
 
 If a model says Yes as often to the gold-No items as to the gold-Yes ones, no way of asking it
 (one call, a vote of five, a court whose jurors are such calls) is expected to beat chance on
@@ -17,15 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.evaluation.methods import juror_answers  # noqa: E402
-from courtroom_chat.evaluation.report import per_call_signal, row_answers  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.evaluation.methods import juror_answers
+from courtroom_chat.evaluation.report import per_call_signal, row_answers
+from courtroom_chat.store import RunStore
 
 
 def answers_with_jurors(store: RunStore | None):

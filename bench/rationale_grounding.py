@@ -10,7 +10,7 @@ or more evaluations and prints, per trial and in all:
   writes "significant financial losses … loss of loans or other sources of funding" about a
   vendor renewal whose evidence speaks of uptime, lost exports and a price rise scores high.
 
-    python bench/rationale_grounding.py RESULTS.jsonl [RESULTS.jsonl ...] --runs-dir RUNS [--runs-dir RUNS ...]
+    python -m bench.rationale_grounding RESULTS.jsonl [RESULTS.jsonl ...] --runs-dir RUNS [--runs-dir RUNS ...]
 
 Figures only; a rough lexical measure (a paraphrase with other words counts against it), for
 comparing the same cases before and after a change, not for judging one rationale.
@@ -19,15 +19,12 @@ comparing the same cases before and after a change, not for judging one rational
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+from bench.stored import arguments, court_trials
+from courtroom_chat.procedures.deliberation import key_terms
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from stored import arguments, court_trials  # noqa: E402
-
-from courtroom_chat.procedures.deliberation import key_terms  # noqa: E402
 
 FACTS = json.loads((ROOT / "bench" / "evidence_following" / "facts.json").read_text())
 # The court's own words and the verdict's framing, which no evidence holds.

@@ -5,8 +5,8 @@ compared with the rows kept from before. This prints, per item and method found 
 what each answered, whether it was right, and (for judgments) the term, probation and fine, with
 each row's calls and seconds; then the totals over the items both hold. Figures only.
 
-    python bench/rows_before_after.py bench/results/criminal-eval-1.5b/results.jsonl RUNS/evals/<id>/results.jsonl
-    python bench/rows_before_after.py OLD NEW --method court
+    python -m bench.rows_before_after bench/results/criminal-eval-1.5b/results.jsonl RUNS/evals/<id>/results.jsonl
+    python -m bench.rows_before_after OLD NEW --method court
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ run-to-run variation (run the same command twice into two runs folders). A basel
 its row's reasoning; a court's are every call of its run record (found beside the evaluation,
 in RUNS/), compared by agent and attempt.
 
-    python bench/same_replies.py RUNS_A/evals/<id>/results.jsonl RUNS_B/evals/<id>/results.jsonl
+    python -m bench.same_replies RUNS_A/evals/<id>/results.jsonl RUNS_B/evals/<id>/results.jsonl
 """
 
 from __future__ import annotations

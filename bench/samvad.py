@@ -3,9 +3,9 @@ consistency over repeated runs, and the retrieval ablation (judge and counsels w
 knowledge base, then without it), as SAMVAD's table reports.
 
     # the embedded model (slow: 5 cases x 2 arms x R runs, ~20 calls each):
-    uv run python bench/samvad.py --backend local --repeat 3 --retrieval both --out bench/results/samvad-local
+    uv run python -m bench.samvad --backend local --repeat 3 --retrieval both --out bench/results/samvad-local
     # the plumbing only, in seconds:
-    uv run python bench/samvad.py --backend scripted --repeat 2 --retrieval both
+    uv run python -m bench.samvad --backend scripted --repeat 2 --retrieval both
 
 Each run gets its own seed (``--seed`` + run number), so repeated runs differ where the model
 samples. Reported per arm: verdicts and their consistency (the share of runs with each case's
@@ -30,13 +30,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from courtroom_chat.case import load_case
+from courtroom_chat.config import load_settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.store import RunStore
 
-from courtroom_chat.case import load_case  # noqa: E402
-from courtroom_chat.config import load_settings  # noqa: E402
-from courtroom_chat.engine import Trial  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 async def one(path: Path, settings, seed: int, store: RunStore | None = None) -> dict:

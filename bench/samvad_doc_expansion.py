@@ -3,10 +3,10 @@
 The model reads each section of the statute and writes one or two everyday situations it is
 about ("someone takes a phone left on a bench"); each situation is embedded beside the
 section's own chunks, and a question is matched against both. Asking the model to name the
-law from a situation failed on the 1.5B (`bench/samvad_query_probe.py`): it does not know the
-Indian statutes. Here it only has to restate the text in front of it.
+law from a situation failed on the 1.5B (samvad_query_probe, docs/measured-probes.md): it does
+not know the Indian statutes. Here it only has to restate the text in front of it.
 
-    python bench/samvad_doc_expansion.py --source ipc --model local:qwen2.5-coder-1.5b \
+    python -m bench.samvad_doc_expansion --source ipc --model local:qwen2.5-coder-1.5b \
         --cache RUNS/situations-ipc-1.5b.json --out bench/results/samvad-doc-expansion
 
 Only the labelled questions whose every answer is in the chosen source are scored, against
@@ -29,17 +29,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]
-
-from samvad_retrieval import DEPTH, QUESTIONS, dense_ranking, ranking_table, score_ranking, write_outputs  # noqa: E402
-
-from courtroom_chat.backends import open_backend  # noqa: E402
-from courtroom_chat.backends.base import ModelRequest  # noqa: E402
-from courtroom_chat.config import ModelSpec, load_settings  # noqa: E402
-from courtroom_chat.kb import KnowledgeBase, chunk, default_corpus  # noqa: E402
-from courtroom_chat.procedures.base import parse_reply  # noqa: E402
-from courtroom_chat.retrieval import default_embedder  # noqa: E402
+from bench.samvad_retrieval import DEPTH, QUESTIONS, dense_ranking, ranking_table, score_ranking, write_outputs
+from courtroom_chat.backends import open_backend
+from courtroom_chat.backends.base import ModelRequest
+from courtroom_chat.config import ModelSpec, load_settings
+from courtroom_chat.kb import KnowledgeBase, chunk, default_corpus
+from courtroom_chat.procedures.base import parse_reply
+from courtroom_chat.retrieval import default_embedder
 
 SYSTEM = "You explain laws in plain everyday words."
 ASK = """A section of a law:
@@ -149,7 +145,7 @@ def main() -> None:
                for file in files for name, r in rankings.items()}
     k = args.k
     lines = [f"# Document expansion on {args.source}: recall@{k} of the questions it answers alone", "",
-             f"Command: `python bench/samvad_doc_expansion.py {' '.join(sys.argv[1:])}`  ",
+             f"Command: `python -m bench.samvad_doc_expansion {' '.join(sys.argv[1:])}`  ",
              f"Date: {time.strftime('%Y-%m-%d')}; {len(provisions)} sections, {len(plain)} with situations; "
              f"{sum(q['kind'] == 'plain' for q in questions)} plain-language and {sum(q['kind'] == 'statute' for q in questions)} "
              "statute-worded questions", ""] + ranking_table(results, k, "ranking")

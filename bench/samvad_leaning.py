@@ -1,8 +1,8 @@
 """Does an adjudicator's leaning follow what it read? Replays the round-1 adjudicator prompts of
-stored retrieval-grounded trials (``bench/samvad.py --runs-dir RUNS``) on a model, with the
+stored retrieval-grounded trials (``python -m bench.samvad --runs-dir RUNS``) on a model, with the
 leaning asked in other words and parts of the prompt left out, and counts the verdicts.
 
-    python bench/samvad_leaning.py RUNS [--run ID ...] [--reps 2] [--labels leaning,proved,question,doubt]
+    python -m bench.samvad_leaning RUNS [--run ID ...] [--reps 2] [--labels leaning,proved,question,doubt]
                                    [--context full,noargs,evidence-last] [--sequential] [--out FILE.json]
 
 Label wordings (the reasons always come first, as the bench asks):
@@ -36,14 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.backends import BackendPool  # noqa: E402
-from courtroom_chat.backends.base import ModelRequest  # noqa: E402
-from courtroom_chat.config import ModelSpec, load_settings  # noqa: E402
-from courtroom_chat.records import RunRecord  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.backends import BackendPool
+from courtroom_chat.backends.base import ModelRequest
+from courtroom_chat.config import ModelSpec, load_settings
+from courtroom_chat.records import RunRecord
+from courtroom_chat.store import RunStore
 
 ASK = "Reply with JSON with these fields, in this order:"
 JUSTIFY = ('- "justification": at least {words} words: for each element of the charge, the evidence items (P1, D2…) '
@@ -150,7 +147,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     ids = args.run or [r["run_id"] for r in store.list(limit=100000)
                        if r.get("procedure") == "samvad" and r.get("status") == "complete"]
     if not ids:
-        sys.exit(f"no finished samvad runs in {args.runs}; keep some first (bench/samvad.py --runs-dir {args.runs})")
+        sys.exit(f"no finished samvad runs in {args.runs}; keep some first (python -m bench.samvad --runs-dir {args.runs})")
     pool = BackendPool(load_settings(env=False))
     backend = pool.get(ModelSpec.parse(args.model))
     rows = []

@@ -3,7 +3,7 @@ over the labelled questions in bench/samvad/questions.jsonl (half in a statute's
 half plain-language situations, each with the sections that answer it). Embeddings only: no
 language model is run.
 
-    uv run python bench/samvad_retrieval.py --out bench/results/samvad-retrieval
+    uv run python -m bench.samvad_retrieval --out bench/results/samvad-retrieval
 
 recall@k: the share of a question's answering sections among the top k provisions, averaged
 over the questions; hit@k: the share of questions with at least one in the top k; MRR: the
@@ -21,11 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from courtroom_chat.config import load_settings
+from courtroom_chat.kb import EXPANSIONS, KnowledgeBase
 
-from courtroom_chat.config import load_settings  # noqa: E402
-from courtroom_chat.kb import EXPANSIONS, KnowledgeBase  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 QUESTIONS = ROOT / "bench" / "samvad" / "questions.jsonl"
 METHODS = ("embedding", "bm25", "hybrid")
@@ -111,7 +110,7 @@ def main() -> None:
     k = args.k
     last = "hybrid" if args.expand[-1] == "off" else f"hybrid, expand {args.expand[-1]}"
     lines = [f"# Knowledge-base retrieval: recall@{k} and MRR ({len(questions)} questions)", "",
-             f"Command: `uv run python bench/samvad_retrieval.py {' '.join(sys.argv[1:])}`  ",
+             f"Command: `uv run python -m bench.samvad_retrieval {' '.join(sys.argv[1:])}`  ",
              f"Questions: {', '.join(str(p.resolve().relative_to(ROOT) if p.resolve().is_relative_to(ROOT) else p) for p in args.questions)}  ",
              f"Index: {report.line()}  ",
              f"Machine: {platform.machine()}, {platform.python_version()}; embeddings all-MiniLM-L6-v2 int8 ONNX on the CPU",

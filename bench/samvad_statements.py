@@ -1,9 +1,9 @@
-"""Read the stored retrieval-grounded trials of a runs folder (``bench/samvad.py --runs-dir RUNS``)
+"""Read the stored retrieval-grounded trials of a runs folder (``python -m bench.samvad --runs-dir RUNS``)
 statement by statement: the judge's elements, then each adjudicator's leaning and findings per
 round (element, the items it rests on, proved or not), the round's counts, and the repairs.
 Figures only: what a person reads to see whether the leanings follow the findings.
 
-    python bench/samvad_statements.py RUNS [--run ID ...]
+    python -m bench.samvad_statements RUNS [--run ID ...]
 
 A line reads ``adjudicator-3@1 undecided (guilty kept against its findings) 1:P1,P3=proved
 2:D1=not proved …``: the leaning counted, why it was changed if it was, then each finding.
@@ -12,16 +12,12 @@ A line reads ``adjudicator-3@1 undecided (guilty kept against its findings) 1:P1
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.records import RunRecord  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.records import RunRecord
+from courtroom_chat.store import RunStore
 
 
 def statements(record: RunRecord) -> list[tuple[str, dict[str, Any]]]:

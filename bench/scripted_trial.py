@@ -4,7 +4,7 @@ A full trial with per-call latency L has a critical path of 4·L: the prosecutor
 defense, the slowest of the parallel jurors, the judge. This prints the wall time divided
 by 4·L for several L (target <= 1.10). Figures only: nothing here passes or fails.
 
-    python bench/scripted_trial.py
+    python -m bench.scripted_trial
 """
 
 from __future__ import annotations
@@ -12,17 +12,15 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from courtroom_chat.case import load_case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.store import RunStore
 
-from courtroom_chat.case import load_case  # noqa: E402
-from courtroom_chat.config import Settings  # noqa: E402
-from courtroom_chat.engine import Trial  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 async def one(latency_ms: int, store: RunStore) -> tuple[float, int]:

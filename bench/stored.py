@@ -1,6 +1,6 @@
 """The decision court's stored trials of an evaluation, for the benches that read them again
-(``rationale_grounding.py``, ``juror_consistency.py``): RESULTS.jsonl files and the runs folders
-their trials are stored in."""
+(``bench.rationale_grounding``, ``bench.juror_consistency``, ``bench.hearing_coverage``):
+RESULTS.jsonl files and the runs folders their trials are stored in."""
 
 from __future__ import annotations
 

@@ -1,20 +1,20 @@
 """Benchmark: the supreme court's example cases on the embedded model (issues 13 and 21).
 
 Per trial: calls, tokens, wall time and wall / floor (the floor: generated tokens divided by
-this machine's plain decoding speed, measured first as in ``local_trial.py``), how many
+this machine's plain decoding speed, measured first as in ``bench.local_trial``), how many
 justices changed their vote at the conference and whether toward or away from the round-1
 majority, the bench's decision, the jury's verdict and whether it agrees, and the share of
 the why trace's quotes verified. Over the runs of each case: majority stability between
 rounds, the jury's agreement with the bench, and how often the outcome is the modal one.
 Figures only: nothing here passes or fails.
 
-    python bench/supreme.py                                  # 1.5B, 10 runs of each example case
-    python bench/supreme.py --model qwen2.5-coder-0.5b --runs 10
-    python bench/supreme.py --no-tally                       # the conference without the tally (issue 21)
-    python bench/supreme.py --stop-when-stable --rounds 3    # early stop, tokens saved
-    python bench/supreme.py --peer-order shared              # one digest every justice reads (prompt cache)
-    python bench/supreme.py --justices 3 --jurors 3 --runs 1 # a short smoke run
-    python bench/supreme.py --runs-dir RUNS --out rows.jsonl # keep each trial and its row as it ends
+    python -m bench.supreme                                  # 1.5B, 10 runs of each example case
+    python -m bench.supreme --model qwen2.5-coder-0.5b --runs 10
+    python -m bench.supreme --no-tally                       # the conference without the tally (issue 21)
+    python -m bench.supreme --stop-when-stable --rounds 3    # early stop, tokens saved
+    python -m bench.supreme --peer-order shared              # one digest every justice reads (prompt cache)
+    python -m bench.supreme --justices 3 --jurors 3 --runs 1 # a short smoke run
+    python -m bench.supreme --runs-dir RUNS --out rows.jsonl # keep each trial and its row as it ends
 
 With ``--out``, the trials already in the file for the same model, case and settings count
 toward ``--runs``: the same command run again (in a later session, after a stop) runs only
@@ -32,19 +32,17 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench.local_trial import fresh_backend, generation_speed
+from courtroom_chat.case import load_case
+from courtroom_chat.config import Settings
+from courtroom_chat.engine import Trial
+from courtroom_chat.errors import CourtroomError
+from courtroom_chat.procedures import get
+from courtroom_chat.procedures.base import case_block
+from courtroom_chat.procedures.deliberation import ORDER_P
+from courtroom_chat.store import RunStore
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-
-from local_trial import fresh_backend, generation_speed  # noqa: E402
-
-from courtroom_chat.case import load_case  # noqa: E402
-from courtroom_chat.config import Settings  # noqa: E402
-from courtroom_chat.engine import Trial  # noqa: E402
-from courtroom_chat.errors import CourtroomError  # noqa: E402
-from courtroom_chat.procedures import get  # noqa: E402
-from courtroom_chat.procedures.base import case_block  # noqa: E402
-from courtroom_chat.procedures.deliberation import ORDER_P  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
 
 
 def earlier_rows(out: Path | None, model: str, case: str, params: dict) -> list[dict]:

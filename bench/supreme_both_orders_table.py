@@ -2,7 +2,7 @@
 the bench after round 1, how many justices' verdicts held with the order reversed in each round,
 the jury, and the baselines. Reads the evaluation's results.jsonl and the stored runs; no model.
 
-    python bench/supreme_both_orders_table.py RUNS/evals/<id> RUNS
+    python -m bench.supreme_both_orders_table RUNS/evals/<id> RUNS
 """
 
 from __future__ import annotations

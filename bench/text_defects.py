@@ -1,7 +1,7 @@
 """Text defects in stored trials: words cut short, words run together, fields that stop
 mid-sentence, and the repairs they cost. Reads the court runs of one or more evaluations.
 
-    python bench/text_defects.py RESULTS.jsonl [RESULTS.jsonl ...] --runs-dir RUNS [--runs-dir RUNS ...]
+    python -m bench.text_defects RESULTS.jsonl [RESULTS.jsonl ...] --runs-dir RUNS [--runs-dir RUNS ...]
 
 For every model call's reply (each JSON string value in it):
 - **cut words**: a word followed by punctuation, a closing quote or the end of the text, that
@@ -35,15 +35,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from courtroom_chat.replies import extract_json, unfinished  # noqa: E402
-from courtroom_chat.store import RunStore  # noqa: E402
+from courtroom_chat.replies import extract_json, unfinished
+from courtroom_chat.store import RunStore
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
 ENDING = re.compile(r"([A-Za-z]{3,})(?=[.,;:!?\"]|$)")

@@ -135,9 +135,9 @@ def test_the_bench_scores_the_stored_trials_of_its_runs_folders(tmp_path):
         ids.append(store.list()[0]["run_id"])
     out = tmp_path / "roles.json"
     root = Path(__file__).resolve().parents[1]
-    bench = [sys.executable, str(root / "bench" / "criminal_roles.py")]
+    bench = [sys.executable, "-m", "bench.criminal_roles"]
     done = subprocess.run([*bench, str(tmp_path / "runs"), str(tmp_path / "later"), "--backend", "scripted",
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+                           "--out", str(out)], capture_output=True, text=True, timeout=120, cwd=root)
     assert done.returncode == 0, done.stderr
     assert "Role evaluation by scripted over 2 runs" in done.stdout and "| judge | 2 |" in done.stdout
     result = json.loads(out.read_text())
@@ -147,11 +147,12 @@ def test_the_bench_scores_the_stored_trials_of_its_runs_folders(tmp_path):
     results = tmp_path / "results.jsonl"
     results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     picked = subprocess.run([*bench, str(tmp_path / "runs"), str(tmp_path / "later"), "--backend", "scripted",
-                             "--results", str(results), "--no-repeat", "--no-swap"], capture_output=True, text=True, timeout=120)
+                             "--results", str(results), "--no-repeat", "--no-swap"], capture_output=True, text=True, timeout=120,
+                            cwd=root)
     assert picked.returncode == 0, picked.stderr
     assert "over 1 runs" in picked.stdout and ids[1] in picked.stderr and ids[0] not in picked.stderr
     assert "1 of the evaluation's trials are in none of the runs folders given: 19990101-000000-gone00" in picked.stderr
-    empty = subprocess.run([*bench, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    empty = subprocess.run([*bench, str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=root)
     assert empty.returncode != 0 and "no finished criminal runs" in empty.stderr and "Traceback" not in empty.stderr
 
 
@@ -172,10 +173,10 @@ def test_the_role_bench_stopped_midway_reports_the_trials_it_scored_in_full(tmp_
         asyncio.run(Trial(load_case(CASES / "criminal-burglary.json"), Settings().with_backend("scripted"), store=store,
                           procedure="criminal").run(lambda e: None))
     root = Path(__file__).resolve().parents[1]
-    bench = subprocess.Popen([sys.executable, str(root / "bench" / "criminal_roles.py"), str(tmp_path / "runs"),
+    bench = subprocess.Popen([sys.executable, "-m", "bench.criminal_roles", str(tmp_path / "runs"),
                               "--backend", "scripted", "--out", str(tmp_path / "roles.json")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "150"}, preexec_fn=sigint_default)
+                             env={**os.environ, "COURTROOM_SCRIPTED_LATENCY_MS": "150"}, preexec_fn=sigint_default, cwd=root)
     seen = []
     for line in bench.stderr:
         seen.append(line)

@@ -344,14 +344,10 @@ async def test_four_of_five_is_consensus_and_a_failed_adjudicator_lowers_partici
 
 
 def bench_script(name: str = "samvad"):
-    """A script of bench/, loaded as a module."""
-    import importlib.util
+    """A bench of the ``bench`` package (bench/NAME.py), imported."""
+    import importlib
 
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).resolve().parents[1] / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # a dataclass in it looks its module up there
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module(f"bench.{name}")
 
 
 async def test_the_bench_script_keeps_each_trial_where_asked(tmp_path):
