@@ -13,6 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
+from bench.stored import read_rows
 from courtroom_chat.procedures.criminal.scoring import mae_ci, row_judgment
 
 
@@ -26,7 +27,7 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--cases", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data/simcourt_ljp/cases")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in args.results.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_rows(args.results)
     by = {(r["item"], r["method"]): r for r in rows}
     items = list(dict.fromkeys(r["item"] for r in rows))
     for base in sorted({r["method"] for r in rows} - {"court"}):

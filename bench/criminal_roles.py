@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench.stored import kept, read_rows
 from courtroom_chat.backends import BackendPool
 from courtroom_chat.config import ModelSpec, load_settings
 from courtroom_chat.errors import CourtroomError
@@ -30,7 +31,7 @@ from courtroom_chat.store import RunStore
 def run_ids(stores: list[RunStore], results: Path | None, limit: int | None) -> list[tuple[RunStore, str]]:
     """(store, run id) of each trial to score, in the evaluation's order when ``results`` is given."""
     if results is not None:
-        rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+        rows = read_rows(results)
         wanted = [r["run_id"] for r in rows if r["method"] == "court" and r.get("run_id") and r["framing"] == "asked"]
         held = {r["run_id"]: store for store in stores for r in store.list(limit=100000)}
         missing = [i for i in wanted if i not in held]
@@ -98,7 +99,7 @@ def main() -> None:
     for folder in args.runs:
         if not folder.is_dir():
             parser.error(f"no runs folder at {folder}")
-    if args.results is not None and not args.results.is_file():
+    if args.results is not None and not kept(args.results).is_file():
         parser.error(f"no results file at {args.results}")
     try:
         asyncio.run(main_async(args))

@@ -13,9 +13,7 @@ setting, not its accuracy, which needs the judges run again). Figures only.
 
 from __future__ import annotations
 
-import json
-
-from bench.stored import arguments, court_trials
+from bench.stored import arguments, court_trials, read_rows
 from courtroom_chat.procedures.classification import sampled_second
 
 
@@ -29,7 +27,7 @@ def heard(record) -> list[tuple[str, str]]:
 def main() -> None:
     paths, stores = arguments(__doc__)
     for path in paths:
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = read_rows(path)
         single = {r["item"]: r for r in rows if r["method"] == "single"}
         courts = sum(r["method"] == "court" for r in rows)
         found = covered = court_right = single_right = single_covered = sampled = changed = 0

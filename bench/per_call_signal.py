@@ -16,9 +16,9 @@ model.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from bench.stored import kept, read_rows
 from courtroom_chat.evaluation.methods import juror_answers
 from courtroom_chat.evaluation.report import per_call_signal, row_answers
 from courtroom_chat.store import RunStore
@@ -41,9 +41,9 @@ def main() -> None:
     parser.add_argument("results", type=Path, help="an evaluation's results.jsonl")
     parser.add_argument("--runs-dir", type=Path, help="the runs folder the court's run ids point into")
     args = parser.parse_args()
-    if not args.results.is_file():
+    if not kept(args.results).is_file():
         parser.error(f"no results file at {args.results}; give an evaluation's results.jsonl")
-    rows = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
+    rows = read_rows(args.results)
     answers = answers_with_jurors(RunStore(args.runs_dir) if args.runs_dir else None)
     groups = {m: [r for r in rows if r["method"] == m] for m in dict.fromkeys(r["method"] for r in rows)}
     groups["all calls"] = rows

@@ -16,11 +16,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bench.stored import kept, read_text
+
 
 def rows(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """The asked (not mirrored) rows by (item, method); a later line for the same unit wins."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
@@ -55,7 +57,7 @@ def main() -> None:
     parser.add_argument("--method", action="append", help="only these methods (repeatable); default: all in both")
     args = parser.parse_args()
     for path in (args.before, args.after):
-        if not path.is_file():
+        if not kept(path).is_file():
             parser.error(f"{path} is not a file; give two results.jsonl files")
     old, new = rows(args.before), rows(args.after)
     shared = [key for key in new if key in old and (not args.method or key[1] in args.method)]

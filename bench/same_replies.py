@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench.stored import read_text
 from courtroom_chat.store import RunStore
 
 
@@ -28,7 +29,7 @@ def rows(path: Path) -> dict[tuple[str, str, str], tuple[dict, object, dict]]:
     """(item, method, framing) -> (its replies, the answer, the confidences); the run records are
     read from the runs folder that holds the evaluation (RUNS/evals/<id>/results.jsonl)."""
     store, out = RunStore(path.parents[2]), {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         if line.strip():
             r = json.loads(line)
             out[(r["item"], r["method"], r.get("framing", "asked"))] = (replies(store, r), r.get("predicted"),

@@ -13,20 +13,20 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from bench.stored import kept, read_rows
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="the evaluation's folder (holding results.jsonl)")
     parser.add_argument("runs", type=Path, help="the runs folder holding its trials")
     args = parser.parse_args()
-    results = args.folder / "results.jsonl"
+    results = kept(args.folder / "results.jsonl")
     if not results.is_file():
         sys.exit(f"error: {results} not found; give an evaluation's folder")
     by_item: dict[str, dict[str, dict]] = {}
-    for line in results.read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            by_item.setdefault(row["item"], {})[row["method"]] = row
+    for row in read_rows(results):
+        by_item.setdefault(row["item"], {})[row["method"]] = row
     print("| item | gold | court | bench after round 1 | justices held both ways (round 1, 2) | jury | single | "
           "majority | court time |")
     print("|---|---|---|---|---|---|---|---|---|")

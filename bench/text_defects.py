@@ -33,11 +33,11 @@ Figures only. Several result files are read as one set (a run resumed on another
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
+from bench.stored import read_rows
 from courtroom_chat.replies import extract_json, unfinished
 from courtroom_chat.store import RunStore
 
@@ -114,9 +114,8 @@ def main() -> None:
     examples: list[str] = []
     seconds = []
     for path in args.results:
-        for line in path.read_text().splitlines():
-            row = json.loads(line) if line.strip() else None
-            if not row or not row["method"].startswith("court") or not row.get("run_id"):
+        for row in read_rows(path):
+            if not row["method"].startswith("court") or not row.get("run_id"):
                 continue
             record = next((r for r in (s.find(row["run_id"]) for s in stores) if r is not None), None)
             if record is None:

@@ -5,7 +5,9 @@ each other as ``bench.<module>``, and none puts a folder on ``sys.path``."""
 from __future__ import annotations
 
 import ast
+import gzip
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +57,24 @@ def test_the_entry_point_lists_the_benches_and_runs_one_with_its_arguments():
     unknown = subprocess.run([sys.executable, "-m", "bench", "no_such_bench"], capture_output=True, text=True,
                              timeout=60, cwd=ROOT)
     assert unknown.returncode != 0 and unknown.stderr.strip() == "no bench named 'no_such_bench'; `python -m bench` lists them"
+
+
+def test_a_results_file_kept_gzipped_is_read_by_its_plain_name(tmp_path):
+    """bench/results/ keeps row files over 100 KB as .gz; the commands recorded beside them name
+    results.jsonl, and the readers still read it."""
+    from bench.stored import kept, read_rows
+
+    rows = [{"item": "a", "method": "court"}, {"item": "b", "method": "single"}]
+    with gzip.open(tmp_path / "results.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(json.dumps(r) for r in rows) + "\n\n")
+    assert kept(tmp_path / "results.jsonl") == tmp_path / "results.jsonl.gz"
+    assert read_rows(tmp_path / "results.jsonl") == rows == read_rows(tmp_path / "results.jsonl.gz")
+    (tmp_path / "results.jsonl").write_text(json.dumps(rows[0]) + "\n")  # a plain file wins
+    assert read_rows(tmp_path / "results.jsonl") == rows[:1]
+
+
+def test_no_raw_row_file_over_100_kb_is_kept_uncompressed_in_the_results():
+    tracked = subprocess.run(["git", "ls-files", "bench/results"], capture_output=True, text=True, cwd=ROOT).stdout
+    big = [p for p in tracked.splitlines() if p.endswith((".jsonl", ".csv")) and (ROOT / p).is_file()
+           and (ROOT / p).stat().st_size > 100_000]
+    assert not big, big
