@@ -5,7 +5,7 @@ alarming thread) while one plainly stated sentence decides it the other way (a l
 broken, a legal bar, a failed mandatory gate, or the concern shown resolved). The cases were all
 written before any of them was run (bench/decisive_fact/README.md):
 
-    python bench/decisive_fact.py --model qwen2.5-coder-1.5b [--cases heldout] [--limit N]
+    python -m bench.decisive_fact --model qwen2.5-coder-1.5b [--cases heldout] [--limit N]
                                   [--no-baselines] [--param KEY=VALUE ...] [--runs-dir DIR]
 
 ``--cases first`` (the default) is the working set of 40; ``--cases heldout`` the 20 kept back,
@@ -31,8 +31,7 @@ import json
 import time
 from pathlib import Path
 
-from params import add_param_option, params_of, tag_of
-
+from bench.params import add_param_option, params_of, tag_of
 from courtroom_chat.config import Settings
 from courtroom_chat.evaluation import evaluate
 from courtroom_chat.evaluation.stats import mcnemar_exact, wilson

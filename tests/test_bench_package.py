@@ -35,8 +35,7 @@ def test_no_bench_puts_a_folder_on_sys_path(path):
 def names() -> list[str]:
     from bench.__main__ import BENCHES
 
-    # decisive_fact waits for its conversion (a running probe imports it as a top-level module)
-    return sorted({*BENCHES, "params", "stored"} - {"decisive_fact"})
+    return sorted({*BENCHES, "params", "stored"})
 
 
 @pytest.mark.parametrize("name", names())
