@@ -225,6 +225,17 @@ def how_sure(outcome: dict[str, Any]) -> list[str]:
     return lines
 
 
+IN_FULL = "How sure, in full"
+
+
+def how_sure_brief(lines: list[str]) -> list[str]:
+    """How sure in at most three lines a person reads in five seconds (issue 86): the split, what
+    the evidence shows, and the one sentence that names what most weakens the verdict and what to
+    do. ``lines`` is ``how_sure``'s full list, which stays one click (or ``--verbose``) away."""
+    heads = [line for line in lines[:-1] if line.startswith(("Votes:", "Evidence:"))][:2]
+    return [*heads, lines[-1]] if lines else []
+
+
 DEMO = ("**Demo:** the scripted backend wrote every reply, so no model read your evidence and this verdict says "
         "nothing about your question. Run it on a model (`--backend local`, the default) for a real one.")
 
@@ -237,9 +248,15 @@ def outcome_markdown(
     cost_known: bool = True,
     session_cost: tuple[dict[str, float], float] | None = None,
     html: bool = True,
+    full: bool | None = None,
 ) -> str:
     """The outcome, in the order every front end shows it: the answer, what the procedure says
-    of it, named confidences, warnings, cost. ``html=False`` folds ``<details>`` blocks."""
+    of it, named confidences, warnings, cost. ``html=False`` folds ``<details>`` blocks.
+
+    How sure is three lines; ``full`` True shows every line of it in their place (the CLI's
+    ``--verbose``), False the three alone, None the three and the rest one click away: in HTML
+    a ``<details>`` block (the notebook), else a line naming ``IN_FULL`` that the chat links to
+    an element holding the rest."""
     lines = [f"## {outcome['answer']}" + (" (demo)" if outcome.get("demo") else "")]
     if outcome.get("demo"):
         lines += ["", f"> {DEMO}"]
@@ -250,7 +267,15 @@ def outcome_markdown(
     conf = confidence_line(outcome)
     if conf:
         lines += ["", conf]
-    lines += ["", "**How sure:**", *[f"- {line}" for line in how_sure(outcome)]]
+    sure = how_sure(outcome)
+    brief = how_sure_brief(sure) if full is not True else sure
+    lines += ["", "**How sure:**", *[f"- {line}" for line in brief]]
+    if full is None and len(brief) < len(sure):
+        if html:
+            lines += ["", f"<details><summary>{IN_FULL}</summary>", "", *[f"- {line}" for line in sure], "",
+                      "</details>"]
+        else:  # the chat: its message links an element of this name (Chainlit shows it one click away)
+            lines.append(f"- {IN_FULL}")
     if outcome.get("warnings"):
         lines += ["", "**Warnings:**", *[f"- ⚠️ {w}" for w in outcome["warnings"]]]
     lines.append("")
@@ -522,14 +547,15 @@ class Presenter:
 
     # ------------------------------------------------------------------ whole views
 
-    def outcome_text(self, *, html: bool = True, session_cost: tuple[dict[str, float], float] | None = None) -> str:
+    def outcome_text(self, *, html: bool = True, session_cost: tuple[dict[str, float], float] | None = None,
+                     full: bool | None = None) -> str:
         """The outcome with the trial's cost once it is known; a dry run's summary; or why there is none."""
         f = self.finished
         if self.outcome is not None:
             costs: dict[str, Any] = {}
             if f is not None:
                 costs = {"cost_by_role": f.cost_by_role, "cost_usd": f.cost_usd, "cost_known": f.cost_known}
-            return outcome_markdown(self.outcome, html=html, session_cost=session_cost, **costs)
+            return outcome_markdown(self.outcome, html=html, session_cost=session_cost, full=full, **costs)
         if self.plans:
             return dry_run_summary(self.plans)
         lead = f"**Budget stop:** {self.budget.message}\n\n" if self.budget else ""
@@ -575,7 +601,7 @@ def replay(events: Iterable[Event], *, html: bool = True) -> str:
         if body:
             out += [body, ""]
     if p.outcome is not None:
-        out += ["## Outcome", "", outcome_markdown(p.outcome, html=html), ""]
+        out += ["## Outcome", "", outcome_markdown(p.outcome, html=html, full=None if html else True), ""]
     if p.budget is not None:
         out += [f"**Budget stop:** {p.budget.message}", ""]
     if p.finished is not None:

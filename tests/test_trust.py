@@ -936,3 +936,27 @@ def test_how_sure_says_who_moved_between_rounds_and_calls_an_overturned_first_ma
                                                                     "changed": 0, "toward": 0}}}
     assert "Rounds: no member changed position after round 1" in how_sure(still)
     assert not any(line.startswith("Rounds") for line in how_sure({**outcome, "data": {"votes": {"guilty": 5}}}))
+
+
+def test_how_sure_is_three_lines_with_the_rest_one_click_or_verbose_away():
+    """Issue 86: the split, the evidence and the one sentence that names what most weakens the
+    verdict; the rest in a <details> block (notebook), a linked element's name (chat), or inline
+    with --verbose (CLI, full=True)."""
+    from courtroom_chat.render import IN_FULL, how_sure, how_sure_brief, outcome_markdown
+
+    outcome = {"answer": "Yes", "data": {"votes": {"yes": 3, "no": 2}, "split": "3–2", "flags": 1,
+                                         "mirror": {"summary": "the negated question agreed", "kind": "agree"}},
+               "confidences": [{"kind": "evidence", "label": "verified evidence for it", "value": 1.0,
+                                "basis": "verified and unrefuted exhibits: 2 for acting, 0 against"}]}
+    full = how_sure(outcome)
+    brief = how_sure_brief(full)
+    assert len(full) > 3 and len(brief) == 3
+    assert brief[0].startswith("Votes: 3–2") and brief[1].startswith("Evidence:") and brief[2] == full[-1]
+    assert "Split vote, and evidence that tried to give orders" in brief[2]
+    notebook = outcome_markdown(outcome)
+    assert f"<details><summary>{IN_FULL}</summary>" in notebook and "- Mirror:" in notebook.split("<details>")[1]
+    chat = outcome_markdown(outcome, html=False)
+    assert f"- {IN_FULL}" in chat and "Mirror:" not in chat
+    verbose = outcome_markdown(outcome, full=True)
+    assert "- Mirror:" in verbose and "<details>" not in verbose and IN_FULL not in verbose
+    assert "Mirror:" not in outcome_markdown(outcome, full=False)

@@ -184,8 +184,12 @@ class TrialView:
     async def send_verdict(self) -> cl.Message:
         content = self.presenter.outcome_text(html=False, session_cost=(dict(self.costs.by_role), self.costs.total))
         run_id = self.presenter.finished.run_id
+        # How sure's every line, one click from the three the verdict shows (Chainlit links a side
+        # element from its name in the message)
+        full = "\n".join(f"- {line}" for line in render.how_sure(self.presenter.outcome))
+        elements = [cl.Text(name=render.IN_FULL, content=full, display="side")] if render.IN_FULL in content else []
         self.verdict_message = cl.Message(content=content, author=self.author, actions=verdict_actions(run_id),
-                                          metadata={"run_id": run_id, "kind": "verdict"})
+                                          metadata={"run_id": run_id, "kind": "verdict"}, elements=elements)
         await self.verdict_message.send()
         return self.verdict_message
 

@@ -320,7 +320,7 @@ def _print_outcome(record: Any, events: list[Any], verbose: bool) -> None:
     presenter = render.Presenter()
     for e in events:
         presenter.apply(e)
-    text = presenter.outcome_text()
+    text = presenter.outcome_text(full=verbose)  # How sure in three lines; every line of it with --verbose
     text = render.strip_details(text) if verbose else render.fold_details(text)
     console(stderr=False).print(Markdown(printable(text)))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from courtroom_chat import render
 from courtroom_chat.config import Settings
 from courtroom_chat.errors import ConfigError
 from courtroom_chat.frontends.chat_inputs import (
@@ -347,7 +348,10 @@ async def test_the_panels_mirror_and_fragility_switches_run_the_checks(chat, run
     main = next(r for r in records if r.outcome and "mirror" in r.outcome.data)
     assert {"mirror", "fragility"} <= set(main.outcome.data)
     verdict = ui.verdicts()[-1]["output"]
-    assert "Mirror:" in verdict and "Fragility:" in verdict
+    assert render.IN_FULL in verdict  # the checks' lines are one click away (tests/chat/test_trial_view.py)
+    assert {e["name"] for e in ui.elements() if e.get("forId") == ui.verdicts()[-1]["id"]} == {render.IN_FULL}
+    full = render.how_sure(main.outcome.model_dump(mode="json"))
+    assert any(line.startswith("Mirror:") for line in full) and any(line.startswith("Fragility:") for line in full)
     plain = chat.session()
     async with chat.context(plain):
         await chat.send(QUESTION + "\n\nThe release notes say all tests pass.")

@@ -152,3 +152,30 @@ async def test_a_choice_says_the_question_it_is_tried_as(chat, runs_dir, tmp_pat
     assert only_record(runs_dir).case.question == "Should we choose Design A rather than Design B?"
     assert any((m.get("output") or "") == "Tried as: *Should we choose Design A rather than Design B?*"
                for m in ui.messages())
+
+
+async def test_how_sure_shows_three_lines_and_links_the_rest(chat, monkeypatch):
+    """How sure is at most three lines in the verdict; with more measured (here the mirror check),
+    the verdict names "How sure, in full", and Chainlit links the element of that name, which holds
+    every line (issue 86: How sure in five seconds, details one click away)."""
+    import chainlit as cl
+
+    made, real_text = [], cl.Text
+
+    def capture(**kwargs):
+        made.append(kwargs)
+        return real_text(**kwargs)
+
+    monkeypatch.setattr(cl, "Text", capture)
+    session = chat.session()
+    session.chat_settings = {"mirror": True}
+    async with chat.context(session) as ui:
+        await chat.send(QUESTION, [chat.upload("pr-214.diff", DIFF)])
+    [verdict] = ui.verdicts()
+    sure = verdict["output"].split("**How sure:**")[1].split("\n\n")[0]
+    bullets = [line for line in sure.splitlines() if line.startswith("- ")]
+    assert bullets[-1] == f"- {render.IN_FULL}" and len(bullets) <= 4
+    [element] = [e for e in ui.elements() if e["name"] == render.IN_FULL]
+    assert element["forId"] == verdict["id"] and element["display"] == "side"
+    [text] = [m for m in made if m["name"] == render.IN_FULL]
+    assert "- Mirror:" in text["content"] and "- Votes:" in text["content"] and "Mirror:" not in verdict["output"]
