@@ -270,10 +270,12 @@ class DecisionCourt(Briefs, Procedure):
         first = len(prosecution.exhibits) + 1
         room = court.params.max_exhibits if self.quotable(court) else 0
         choices = self.advocate_quotes(court) if grammar else []
+        # Obliged to file, the defense writes its passages first, so its argument follows from them.
+        must_file = court.params.defense_must_file and bool(room)
         schema = refine_schema(DefenseReply, {
             "counter_argument": {"pattern": f"^{opening} because {text}{{20,800}}$"}
             if grammar and opening else prose(20, 1100),
-            "exhibits": {"maxItems": room},
+            "exhibits": {"minItems": 1 if must_file else None, "maxItems": room},
             "DefenseExhibitReply.source_quote": {"enum": choices},
             "DefenseExhibitReply.shows": prose(5, 500),
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
@@ -288,9 +290,15 @@ class DecisionCourt(Briefs, Procedure):
             "alternative": prose(5, 500),
         })
 
+        if must_file:
+            schema["properties"] = {"exhibits": schema["properties"]["exhibits"],
+                                    **{k: v for k, v in schema["properties"].items() if k != "exhibits"}}
+
         def check(reply: DefenseReply) -> list[Any]:
             quotes = [e.source_quote for e in reply.exhibits]
-            return (defense_problems(reply, admitted, prosecution.motion, core)
+            filed = [] if reply.exhibits or not must_file else [Problem("defense_exhibits", (
+                "you filed no exhibit: quote at least one passage of the evidence, the strongest against acting"))]
+            return (filed + defense_problems(reply, admitted, prosecution.motion, core)
                     + quote_problems(quotes, index, first=first, flagged=court.flagged))
 
         async with court.stage("defense", "Defense", [(agent, prompt)]) as stage:
@@ -716,7 +724,7 @@ class DecisionCourt(Briefs, Procedure):
                                                                      if c.exhibit != target]})
         shadow = court.shadow("fragility")
         quote = next(e.source_quote for e in admitted if e.number == target)
-        if court.params.jury_reads == "evidence":
+        if court.params.jury_reads != "exhibits":
             # Jurors who read the evidence itself would still read the exhibit there: the
             # second court reads the evidence with that passage withheld.
             if not shadow.withhold(quote, f"[passage withheld: exhibit {target}]"):
