@@ -61,22 +61,37 @@ class Progress:
     """Live progress on stderr: one line per stage, agent and checked item; ``verbose`` adds every
     agent's output. It knows no role: the lines come with the events."""
 
-    def __init__(self, verbose: bool, dry_run: bool = False):
+    def __init__(self, verbose: bool, dry_run: bool = False, heartbeat: Any = None):
         self.verbose = verbose
         self.dry_run = dry_run
+        # which agents are working, for how long, tokens so far: none for a dry run (no model works)
+        self.heartbeat = heartbeat
+
+    def close(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
 
     def __call__(self, event: Any) -> None:
         from .. import render
 
         kind = event.type
+        if self.heartbeat is not None:
+            self.heartbeat.saw(event)
+            if kind in ("text_delta", "call_finished", "agent_started"):
+                return  # nothing printed: the heartbeat shows them
+            self.heartbeat.clear()
         if kind == "run_started":
+            if self.heartbeat is not None:
+                self.heartbeat.start()
             say(f"⚖  {event.question}" + ("" if self.dry_run else f"  (run {event.run_id})"), "bold")
             if event.asked:
                 say(f"   asked: {event.asked}")
         elif kind == "stage_started":
             say(f"── {event.title}" + (f" · round {event.round}" if event.round else ""), "bold cyan")
         elif kind == "agent_retry":
-            say(f"↻ {event.agent}: asked again ({len(event.problems)} problem(s))", "yellow", indent=3)
+            first = event.problems[0] if event.problems else "the reply could not be used"
+            more = f" (and {len(event.problems) - 1} more)" if len(event.problems) > 1 else ""
+            say(f"↻ {event.agent}: asked again, because {first}{more}", "yellow", indent=3)
         elif kind == "item_checked":
             say(event.line or event.title, "green" if event.ok else "red", indent=3)
         elif kind == "agent_finished":
@@ -98,6 +113,7 @@ class Progress:
         elif kind == "prompt_planned":
             say(f"{event.agent}: ≈{event.input_tokens:,} tokens in, ≈{event.output_tokens:,} out", indent=3)
         elif kind == "run_finished":
+            self.close()
             ran = "dry run, no model called" if self.dry_run else f"run {event.run_id}"
             say(f"── {event.status} in {event.duration_ms / 1000:.1f} s · {ran}", "dim")
 
@@ -210,18 +226,24 @@ def run(
             "run does not list them", "yellow")
     if not the_case.context and not the_case.inputs:  # a case file may carry its evidence as inputs (a dossier)
         say("note: no evidence attached; the court will argue the question alone", "yellow")
-    progress = Progress(verbose, dry_run)
+    from .heartbeat import Heartbeat
+
+    progress = Progress(verbose, dry_run, None if dry_run else Heartbeat())
     try:
         record = stopping.run(trial.run(progress))
     except KeyboardInterrupt as exc:
+        progress.close()
         how = f"stopped by {exc}" if isinstance(exc, stopping.Stopped) else "interrupted"
         kept = (f"the partial record was saved as run {trial.run_id}" if not trial.save_problem
                 else f"the partial record could not be saved: {trial.save_problem}")
         interrupted(f"{how}; {kept}", getattr(exc, "exit_code", 1))
     except CourtroomError as exc:
+        progress.close()
         saved = (f" (partial record saved as run {trial.run_id})" if trial.store and not trial.save_problem else
                  f" (and the record could not be saved: {trial.save_problem})" if trial.save_problem else "")
         fail(f"{exc}{saved}", exc.exit_code if isinstance(exc, InputError) else 1)
+    finally:
+        progress.close()  # idempotent: the heartbeat stops before anything else is printed
 
     events = parse_events(record.events)
     plans = [e.model_dump() for e in events if e.type == "prompt_planned"]
