@@ -11,6 +11,7 @@ markup. This module names no role and no stage.
 from __future__ import annotations
 
 import html
+import io
 import re
 import time
 from functools import cache
@@ -22,6 +23,7 @@ from .. import render
 from ..cost import dollars
 from ..events import Event, RunFinished, parse_event, parse_events
 from ..render import Presenter, StageView
+from .heartbeat import Heartbeat
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -120,6 +122,7 @@ class TrialView(widgets.VBox):
         self.status_markdown = self.verdict_markdown = ""
         self.run_id = ""
         self._drawn: dict[str, float] = {}
+        self.heartbeat = Heartbeat(io.StringIO())  # who is working, for how long, tokens so far (no thread: redrawn on events)
 
     def preview(self, stages: tuple[tuple[str, str], ...]) -> None:
         """Before a run: the procedure's stages, empty, so the form shows what is to come."""
@@ -174,8 +177,9 @@ class TrialView(widgets.VBox):
         current = next((v for v in reversed(list(p.stages.values())) if v.state == "running…"), None)
         where = f"Stage {min(self.progress.value + 1, self.progress.max)} of {self.progress.max}: {current.title}" \
             if current else "Starting"
+        working = self.heartbeat.line() if self.presenter.finished is None else ""
         self._set_status(f"{where} · {p.calls} call{'s' if p.calls != 1 else ''} · {p.tokens:,} tokens · "
-                         f"{dollars(p.cost)} · run `{self.run_id}`")
+                         f"{dollars(p.cost)} · run `{self.run_id}`" + (f"\n\n{working}" if working else ""))
 
     # ------------------------------------------------------------------ drawing
 
@@ -202,6 +206,7 @@ class TrialView(widgets.VBox):
     def handle(self, event: Event) -> None:
         view = self.presenter.apply(event)
         kind = event.type
+        self.heartbeat.saw(event)
         if kind == "run_started":
             self.reset()
             self.presenter.apply(event)
@@ -218,6 +223,11 @@ class TrialView(widgets.VBox):
             if view is not None and time.monotonic() - self._drawn.get(event.agent, 0.0) >= STREAM_INTERVAL:
                 self._drawn[event.agent] = time.monotonic()
                 self._draw(view, event.agent)
+                self._progress_line()
+        elif kind in ("agent_started", "agent_retry"):
+            if view is not None:
+                self._draw(view)
+            self._progress_line()
         elif kind == "stage_started":
             self._draw(view)
             self.accordion.selected_index = list(self.sections).index(view.key)

@@ -408,3 +408,20 @@ def test_a_backend_given_to_the_widget_is_the_one_it_runs_on(scripted_settings):
     w = Courtroom(ESSAY, Settings(), backend="scripted")
     assert w.preset.value == "scripted"
     assert str(w.form_settings().model_for("juror")) == "scripted"
+
+
+def test_the_status_names_who_is_working_and_for_how_long():
+    """Issue 86, item 1: while a model works the status line says which agent, for how long and
+    how many tokens so far; once the run is over, only the run's status."""
+    from courtroom_chat.events import AgentStarted, RunStarted, TextDelta
+
+    view = TrialView()
+    view.handle(RunStarted(run_id="20261208-000000-abcdef", question="Ship it?", procedure="decision",
+                           stages=["prosecution"], documents=[]))
+    view.handle(AgentStarted(stage="prosecution", agent="prosecutor", role="prosecutor", title="Prosecutor"))
+    assert "⏳ 0:00 · prosecutor 0 s, reading the case" in view.status_markdown
+    view.handle(TextDelta(agent="prosecutor", text="y" * 720))
+    view.heartbeat.working["prosecutor"][0] -= 20  # twenty seconds into its reply
+    view._drawn.clear()  # the stream's redraw is due
+    view.handle(TextDelta(agent="prosecutor", text=""))
+    assert re.search(r"prosecutor 20 s, ≈200 tokens \(10\.0/s\)", view.status_markdown), view.status_markdown
