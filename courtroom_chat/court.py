@@ -154,6 +154,7 @@ class Court:
         self.label = ""  # a shadow court's purpose ("fragility")
         self._stage_of: dict[str, str] = {}  # agent -> the stage it speaks in
         self._current = ""
+        self._current_round = 0  # the open stage's round (0: a stage not held in rounds)
         self._window_checked = False  # a dry run warns once of a prompt past the model's window
 
     async def screen(self, *, dry_run: bool = False) -> None:
@@ -264,7 +265,7 @@ class Court:
         if planned:
             self.check_budget(name, planned)
         handle = StageHandle(name, title, round)
-        self._current = name
+        self._current, self._current_round = name, round
         self.emit(StageStarted(stage=name, title=title, round=round))
         yield handle
         if name not in self.record.stages_completed:
@@ -289,11 +290,15 @@ class Court:
         self.record.outputs[key] = output.model_dump(mode="json") if isinstance(output, BaseModel) else output
 
     def item(self, kind: str, title: str, ok: bool, *, detail: str = "", line: str = "", number: int = 0,
-             data: BaseModel | dict[str, Any] | None = None, agent: str = "", stage: str = "") -> None:
-        """A checked item a person should see (an exhibit's quote, a citation)."""
+             data: BaseModel | dict[str, Any] | None = None, agent: str = "", stage: str = "",
+             round: int | None = None) -> None:
+        """A checked item a person should see (an exhibit's quote, a citation), shown in the round
+        of its stage it was checked in: ``round``, else the open stage's own when it is that stage."""
         payload = data.model_dump(mode="json") if isinstance(data, BaseModel) else dict(data or {})
+        if round is None:
+            round = self._current_round if stage in ("", self._current) else 0
         self.emit(ItemChecked(stage=stage or self._current, agent=agent, kind=kind, number=number, title=title,
-                              ok=ok, detail=detail, line=line, data=payload))
+                              ok=ok, detail=detail, line=line, data=payload, round=round))
 
     def tally(self, labels: list[str], counts: dict[str, int], *, pending: int = 0, failed: int = 0, seated: int = 0,
               title: str = "Tally", stage: str = "", round: int = 0) -> None:

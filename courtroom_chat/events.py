@@ -123,6 +123,7 @@ class ItemChecked(_Event):
     detail: str = ""  # Markdown
     line: str = ""  # one line for terse front ends
     data: dict[str, Any] = Field(default_factory=dict)  # the typed item, as JSON
+    round: int = 0  # the round of its stage it was checked in; 0 also in runs stored before items had one
 
 
 class TallyUpdated(_Event):

@@ -444,6 +444,12 @@ class Presenter:
             order.insert(order.index(waiting[0]), key)
             self.stages = {k: self.stages[k] for k in order}
 
+    def _open_round(self, stage: str) -> int:
+        """The round of ``stage`` running now, 0 if another stage runs: where an item of a run
+        stored before items carried their round belongs."""
+        view = self.stages.get(self._current)
+        return view.round if view is not None and view.stage == stage else 0
+
     def agent(self, agent: str) -> AgentView | None:
         key = self._agent_stage.get(agent)
         return self.stages[key].agents.get(agent) if key else None
@@ -503,7 +509,7 @@ class Presenter:
             agent.title = f"{agent.title} · failed"
             return view
         if isinstance(e, ItemChecked):
-            view = self.stage(e.stage)
+            view = self.stage(e.stage, e.round or self._open_round(e.stage))
             view.items.append(e)
             return view
         if isinstance(e, TallyUpdated):

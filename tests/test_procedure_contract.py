@@ -180,3 +180,27 @@ def test_every_shipped_case_is_taken_by_its_own_procedure():
         case = load_case(file)
         trial = Trial(case, Settings().with_backend("scripted"), store=None, dry_run=True)
         assert set(trial.record.case.inputs) <= set(trial.procedure.inputs) | set(trial.record.case.derived_inputs)
+
+
+# ---------------------------------------------------------------- what a toy written from the docs found
+
+
+async def test_a_checked_item_in_a_round_shows_in_that_rounds_section():
+    from courtroom_chat.render import Presenter
+
+    events = []
+    await Trial(a_case("justices"), Settings().with_backend("scripted"), store=None).run(events.append)
+    assert [(e.stage, e.round) for e in events if e.type == "item_checked"] == [("bench", 1), ("bench", 2)]
+    stored = [e.model_dump() for e in events]
+    before = [{k: v for k, v in e.items() if not (e["type"] == "item_checked" and k == "round")} for e in stored]
+    for run in (stored, before):  # a run stored before items carried their round reads the same
+        presenter = Presenter()
+        for e in parse_events(run):
+            presenter.apply(e)
+        items = {key: [i.title for i in view.items] for key, view in presenter.stages.items()}
+        assert items == {"bench": [], "bench#1": ["Precedent of round 1 · ✅ found"],
+                         "bench#2": ["Precedent of round 2 · ✅ found"]}
+        text = replay(parse_events(run))
+        assert text.index("## Bench · round 1") < text.index("### Precedent of round 1") \
+            < text.index("## Bench · round 2") < text.index("### Precedent of round 2")
+

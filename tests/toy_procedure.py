@@ -59,6 +59,9 @@ class ThreeJustices(Procedure):
                                 seated=len(agents), round=round_)
 
                 await asyncio.gather(*(sit(a) for a in agents))
+                # a checked item, as a court checks a citation: shown in this round's section
+                court.item("precedent", f"Precedent of round {round_} · ✅ found", True, number=round_,
+                           detail=f"The bench read its precedent again in round {round_}.")
                 stage.state = f"{list(holdings.values()).count('affirm')}–{list(holdings.values()).count('reverse')}"
         affirm = list(holdings.values()).count("affirm")
         label = "affirm" if affirm * 2 > len(holdings) else "reverse"

@@ -73,3 +73,17 @@ async def test_each_profile_welcomes_with_what_to_type_in_it(chat, title):
 
     if get(info.name).tries:
         assert not any(asks_what_to_do(e) for e in examples), examples
+
+
+async def test_a_checked_item_in_a_round_is_a_step_of_that_round(chat):
+    """The toy checks an item in each of its rounds: each is shown inside its round's step, not in
+    a section of the stage's own beside the rounds."""
+    session = chat.session()
+    session.chat_profile = toy_procedure.ThreeJustices.title
+    async with chat.context(session) as ui:
+        await chat.module.start()
+        await chat.send("Should we affirm the ruling?", [chat.upload("test-log.txt", LOG)])
+    for n in (1, 2):
+        inside = [s["name"] for s in ui.children(ui.step(f"Bench · round {n}"))]
+        assert f"Precedent of round {n} · ✅ found" in inside
+    assert "Bench" not in [s["name"] for s in ui.steps()]  # no section of the stage beside its rounds
