@@ -63,6 +63,8 @@ class Trial:
         if mirror and (why := self.unmirrored(case.question)):
             raise CaseError(why)
         self.dry_run = dry_run
+        if dry_run and not self.procedure.defines("plan"):
+            raise self.procedure.no_plan()
         if store is True:
             store = None if dry_run else RunStore.default(self.settings.runs.dir)
         elif isinstance(store, (str, os.PathLike)):  # a folder, as the notebook takes it
@@ -198,9 +200,8 @@ class Trial:
         outcome = court.record.outcome
         assert outcome is not None
         if self.fragility:
-            check = getattr(self.procedure, "fragility", None)
             async with court.stage("fragility", "Fragility check") as stage:
-                found = await check(court) if check else None
+                found = await self.procedure.fragility(court)
                 if found is None:
                     found = {"held": None, "summary": f"not available for the {self.procedure.title.lower()}"}
                 outcome.data["fragility"] = found

@@ -19,7 +19,8 @@ from courtroom_chat.engine import Trial
 from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.events import parse_events
 from courtroom_chat.frontends.cli import app
-from courtroom_chat.procedures import get
+from courtroom_chat.procedures import ProcedureInfo, get, register, unregister
+from courtroom_chat.procedures.base import Procedure
 from courtroom_chat.render import replay
 from courtroom_chat.store import RunStore
 from tests import toy_procedure
@@ -204,3 +205,41 @@ async def test_a_checked_item_in_a_round_shows_in_that_rounds_section():
         assert text.index("## Bench · round 1") < text.index("### Precedent of round 1") \
             < text.index("## Bench · round 2") < text.index("### Precedent of round 2")
 
+
+class Unplanned(toy_procedure.ThreeJustices):
+    """The toy as a plugin written without the optional hooks: no ``plan`` (``fragility`` the toy never had)."""
+
+    name = "unplanned"
+    plan = Procedure.plan
+
+
+@pytest.fixture
+def variants():
+    """The toy's variants, registered as a plugin is."""
+    for variant in (Unplanned,):
+        register(ProcedureInfo(variant.name, f"{variant.name.capitalize()} justices", "", variant))
+    yield
+    for variant in (Unplanned,):
+        unregister(variant.name)
+
+
+def test_a_dry_run_of_a_procedure_without_a_plan_says_so_in_one_line(variants, runs_dir):
+    assert not get("unplanned").defines("plan") and get("justices").defines("plan")
+    result = CliRunner().invoke(app, ["run", "-p", "unplanned", "-b", "scripted", "--dry-run", "-q", "Should we affirm?"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "unexpected" not in result.output and "a bug" not in result.output
+    [line] = [x for x in result.output.splitlines() if x.strip()]
+    assert line == ("error: the unplanned procedure has no plan to show: it defines no plan(), so a dry run cannot "
+                    "list its prompts; run it without the dry run (the scripted backend calls no model)")
+    ran = CliRunner().invoke(app, ["run", "-p", "unplanned", "-b", "scripted", "-q", "Should we affirm?"])
+    assert ran.exit_code == 0 and "Decided by" in ran.stdout, ran.output
+
+
+async def test_fragility_is_a_declared_optional_hook():
+    assert Procedure.fragility.__doc__ and await Procedure.fragility(get("justices"), None) is None
+    assert get("decision").defines("fragility") and not get("justices").defines("fragility")
+    events = []
+    record = await Trial(a_case("justices"), Settings().with_backend("scripted"), store=None, fragility=True).run(
+        events.append)
+    assert record.outcome.data["fragility"] == {"held": None, "summary": "not available for the three justices"}
+    assert [e.state for e in events if e.type == "stage_finished" and e.stage == "fragility"] == ["not run"]

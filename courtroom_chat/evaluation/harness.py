@@ -115,7 +115,7 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
     procedure, methods = _methods(procedure, baselines, order_control, settings)
     if fragility and not procedure:
         raise InputError("--fragility decides court trials again without their most-cited evidence; give a --procedure")
-    if fragility and not hasattr(get(procedure), "fragility"):  # the criminal trial: every trial's check was "not run"
+    if fragility and not get(procedure).defines("fragility"):  # the criminal trial: every trial's check was "not run"
         raise InputError(f"--fragility: procedure {procedure} has no fragility check (no votes to decide again without "
                          "the evidence); run without it")
     source = datasets.resolve(dataset, seed=seed, limits=settings.limits)

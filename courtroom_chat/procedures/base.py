@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from .. import prompts
-from ..errors import CaseError
+from ..errors import CaseError, InputError
 from ..motion import asks_what_to_do
 from ..replies import (  # re-exported: procedures import their tools from here
     Problem,
@@ -77,7 +77,10 @@ class NoParameters(BaseModel):
 
 
 class Procedure:
-    """The base every procedure extends. Override ``run`` and ``plan``; the rest has defaults."""
+    """The base every procedure extends. Override ``run``; the rest has defaults. Optional hooks
+    the runtime calls where a procedure defines them: ``plan`` (a dry run's prompts; without it a
+    dry run is refused in one line) and ``fragility`` (``--fragility``; without it the check
+    says it is not available)."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -134,8 +137,27 @@ class Procedure:
         raise NotImplementedError
 
     async def plan(self, court: Court) -> None:
-        """Dry run: emit ``PromptPlanned`` for every agent, calling no model."""
-        raise NotImplementedError
+        """Dry run: emit ``PromptPlanned`` for every agent (``court.plan_prompt``), calling no
+        model. Optional: a procedure without it has no plan to show (``defines("plan")``), and a
+        dry run of it is refused before it starts, in one line (``no_plan``)."""
+        raise self.no_plan()
+
+    def defines(self, hook: str) -> bool:
+        """Whether this procedure defines the optional hook ``hook`` ("plan", "fragility") itself,
+        rather than inheriting the base's default."""
+        return getattr(type(self), hook) is not getattr(Procedure, hook)
+
+    def no_plan(self) -> InputError:
+        return InputError(f"the {self.name} procedure has no plan to show: it defines no plan(), so a dry run cannot "
+                          "list its prompts; run it without the dry run (the scripted backend calls no model)")
+
+    async def fragility(self, court: Court) -> dict[str, Any] | None:
+        """``--fragility``: decide the case again without the evidence the verdict leaned on most,
+        after the verdict (``court.record.outcome``), and say whether it held: a dict with
+        ``held`` (True, False, or None when the check could not be run) and ``summary`` (one
+        sentence), kept as the outcome's ``data["fragility"]``. Optional: the default, None,
+        shows the check as not available for this procedure."""
+        return None
 
     # ---------------------------------------------------------------- declared vocabulary
 
