@@ -5,6 +5,8 @@ with one line and never stops the built-in procedures."""
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,62 @@ def test_a_plugin_that_also_registers_itself_on_import_is_no_problem(site):
         procedures._REGISTRY["justices"] = procedures.ProcedureInfo("justices", "Three justices", "", target)
         procedures.discover()
         assert procedures.PLUGIN_PROBLEMS == [] and procedures._REGISTRY["justices"].target is target
+
+
+# ---------------------------------------------------------------- a module put in the procedures folder
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A second folder of the procedures package: a module written here is one put in
+    courtroom_chat/procedures/, without writing into the source tree; discovery runs again, and
+    afterwards the registry and the imported modules are as they were."""
+    monkeypatch.setattr(procedures, "__path__", [*procedures.__path__, str(tmp_path)])
+    monkeypatch.setattr(procedures, "_discovered", False)
+    monkeypatch.setattr(procedures, "PLUGIN_PROBLEMS", [])
+    before = set(procedures._REGISTRY)
+    yield tmp_path
+    for name in set(procedures._REGISTRY) - before:
+        procedures.unregister(name)
+    for module in [m for m in sys.modules if m.startswith("courtroom_chat.procedures.toy_")]:
+        del sys.modules[module]
+
+
+def test_a_module_put_in_the_procedures_folder_is_found_with_no_registry_edit(folder, runs_dir):
+    (folder / "toy_bench.py").write_text(
+        "from tests.toy_procedure import ThreeJustices\n\n\n"
+        "class TwoJustices(ThreeJustices):\n"
+        "    name, title, description = 'twojustices', 'Two justices', 'Two justices hold.'\n", encoding="utf-8")
+    (folder / "toy_package").mkdir()
+    (folder / "toy_package" / "__init__.py").write_text(
+        "from courtroom_chat.procedures import ProcedureInfo\n\n"
+        "INFO = ProcedureInfo('packaged', 'Packaged justices', 'In a package.', 'tests.toy_procedure:ThreeJustices',\n"
+        "                     'State the **docket**.')\n", encoding="utf-8")
+    (folder / "toy_helper.py").write_text("def helper():\n    return 1\n", encoding="utf-8")  # no procedure: skipped
+    (folder / "toy_broken.py").write_text("import no_such_module_anywhere\n", encoding="utf-8")
+    names = [info.name for info in procedures.available()]
+    assert names[:5] == ["decision", "classification", "criminal", "supreme", "samvad"]
+    assert {"twojustices", "packaged"} <= set(names) and "toy_helper" not in names
+    assert procedures.get("twojustices").title == "Two justices" and procedures.asking("packaged") == "State the **docket**."
+    assert procedures.PLUGIN_PROBLEMS == [
+        "procedure module 'toy_broken' (in the procedures folder) could not be imported: ModuleNotFoundError: "
+        "No module named 'no_such_module_anywhere'; fix or remove it"]
+    listed = CliRunner().invoke(app, ["procedures"])
+    assert listed.exit_code == 0 and "twojustices: Two justices" in listed.stdout and "packaged: Packaged" in listed.stdout
+    ran = CliRunner().invoke(app, ["run", "-p", "twojustices", "-b", "scripted", "-q", "Should we affirm?"])
+    assert ran.exit_code == 0 and "Decided by" in ran.stdout, ran.output
+
+
+def test_a_module_in_the_folder_does_not_replace_a_built_in_and_built_ins_load_only_when_used(folder):
+    (folder / "toy_impostor.py").write_text(
+        "from tests.toy_procedure import ThreeJustices\n\n\n"
+        "class Impostor(ThreeJustices):\n"
+        "    name = 'decision'\n", encoding="utf-8")
+    procedures.available()
+    assert procedures.get("decision").title == "Decision court"
+    assert procedures.PLUGIN_PROBLEMS == ["procedure module 'toy_impostor' (in the procedures folder) would replace "
+                                          "the registered procedure 'decision' (Decision court); left out"]
+    listing = ("import sys; from courtroom_chat import procedures; procedures.available(); "
+               "print(sorted(m for m in sys.modules if m.startswith('courtroom_chat.procedures.')))")
+    done = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['courtroom_chat.procedures.base', 'courtroom_chat.procedures.deliberation']"

@@ -1,8 +1,9 @@
 """Courtroom procedures, by name. Front ends list them (chat profiles, CLI ``--procedure``).
 
-Each procedure is a module (or package) with a class extending ``base.Procedure``,
-registered here by "module:Class" and imported only when used. The built-in ones register
-exactly as a plugin would: ``register(ProcedureInfo(...))``.
+Each procedure is a module (or package) with a class extending ``base.Procedure``. The
+built-in ones are named below by "module:Class" and imported only when used; any other module
+or package put in this folder is found with no edit here (``discover_folder``); an installed
+package adds its own through an entry point (``discover``); code may ``register`` one.
 """
 
 from __future__ import annotations
@@ -113,15 +114,49 @@ def _registry() -> dict[str, ProcedureInfo]:
     return _REGISTRY
 
 
+def discover_folder() -> list[str]:
+    """Register the procedures of every module and package in this folder the table above does
+    not name: the ``ProcedureInfo`` it defines at its top level, else each ``Procedure`` subclass
+    it defines with a ``name`` (a helper module, ``deliberation``, defines neither). One that
+    cannot be imported, or would replace a registered procedure, is one line, as a plugin's is."""
+    import pkgutil
+
+    problems: list[str] = []
+    named = {info.target.partition(":")[0] for info in _REGISTRY.values() if isinstance(info.target, str)}
+    for found in pkgutil.iter_modules(__path__):
+        module_name = f"{__name__}.{found.name}"
+        if found.name.startswith("_") or module_name in named:
+            continue
+        where = f"procedure module '{found.name}' (in the procedures folder)"
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:  # a module's own error, whatever it is, must not stop the tool
+            problems.append(f"{where} could not be imported: {type(exc).__name__}: {exc}; fix or remove it")
+            continue
+        infos = [v for v in vars(module).values() if isinstance(v, ProcedureInfo)] or [
+            ProcedureInfo(v.name, v.title, v.description, v) for v in vars(module).values()
+            if isinstance(v, type) and issubclass(v, Procedure) and "name" in vars(v)
+            and (v.__module__ == module_name or v.__module__.startswith(f"{module_name}."))]
+        for info in infos:
+            known = _REGISTRY.get(info.name)
+            if known is not None and known.target is not info.target:
+                problems.append(f"{where} would replace the registered procedure '{info.name}' ({known.title}); "
+                                "left out")
+                continue
+            _REGISTRY[info.name] = info
+    return problems
+
+
 def discover() -> list[str]:
-    """Register every procedure installed packages declare under ``ENTRY_POINT_GROUP``. A plugin
+    """Register the procedures of this folder's own modules (``discover_folder``), then every
+    procedure installed packages declare under ``ENTRY_POINT_GROUP``. A plugin
     that cannot be loaded, names a procedure already registered or points at something that is
     no procedure is left out, with one line saying why (logged, and kept in ``PLUGIN_PROBLEMS``);
     it never stops the built-in procedures from working. Returns this call's problems."""
     import logging
     from importlib.metadata import entry_points
 
-    problems: list[str] = []
+    problems: list[str] = discover_folder()
     for point in entry_points(group=ENTRY_POINT_GROUP):
         where = f"procedure plugin '{point.name}' ({point.value}, from {point.dist.name if point.dist else 'an unknown package'})"
         try:
@@ -215,5 +250,5 @@ def role_keys(role: str) -> list[str]:
     return [role]
 
 
-__all__ = ["COURT_ROLES", "ENTRY_POINT_GROUP", "PLUGIN_PROBLEMS", "Procedure", "ProcedureInfo", "Role", "available", "discover", "get", "known_roles", "parameters_model", "read_case_file", "register",
+__all__ = ["COURT_ROLES", "ENTRY_POINT_GROUP", "PLUGIN_PROBLEMS", "Procedure", "ProcedureInfo", "Role", "available", "discover", "discover_folder", "get", "known_roles", "parameters_model", "read_case_file", "register",
            "role_keys", "unregister"]
