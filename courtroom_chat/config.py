@@ -242,7 +242,9 @@ class ChatSettings(_Section):
 class Settings(_Section):
     """Every setting of a trial. Frozen: derive a changed copy with ``with_overrides``."""
 
-    models: dict[str, str] = Field(default_factory=lambda: {"default": DEFAULT_MODEL})
+    # A role's model: ``judge = "anthropic"``; a procedure's own table, ``[models.<procedure>]``,
+    # names its roles' (and its ``default``) before these (``model_for``).
+    models: dict[str, str | dict[str, str]] = Field(default_factory=lambda: {"default": DEFAULT_MODEL})
     procedures: dict[str, dict[str, Any]] = Field(default_factory=lambda: _procedure_defaults({}))
     budget: Budget = Budget()
     throttle: Throttle = Throttle()
@@ -269,16 +271,25 @@ class Settings(_Section):
     def _declared(self) -> Settings:
         """Every [models] key names a declared role (or ``default``) and a known backend; every
         [procedures.<name>] table is that procedure's ``Parameters``."""
-        from .procedures import known_roles, parameters_model
+        from .procedures import available, known_roles, parameters_model, procedure_roles
 
         roles = known_roles()
-        for key, value in self.models.items():
-            if key != "default" and key not in roles:
-                raise ValueError(f"[models] unknown role '{key}'; known roles: default, {', '.join(sorted(roles))}")
-            ModelSpec.parse(value, where=f"[models] {key}")
-        from .procedures import available
-
         registered = {info.name for info in available()}
+        for key, value in self.models.items():
+            if isinstance(value, dict):
+                if key not in registered:
+                    continue  # a procedure registered once (a plugin since removed): refused only in a config file
+                own = procedure_roles(key)
+                for role, spec in value.items():
+                    if role not in own:
+                        raise ValueError(f"[models.{key}] unknown role '{role}'; the {key} procedure's roles: "
+                                         f"{', '.join(sorted(own))}")
+                    ModelSpec.parse(spec, where=f"[models.{key}] {role}")
+                continue
+            if key != "default" and key not in roles:
+                raise ValueError(f"[models] unknown role '{key}'; known roles: default, {', '.join(sorted(roles))}"
+                                 + (f" (a table [models.{key}] names that procedure's roles)" if key in registered else ""))
+            ModelSpec.parse(value, where=f"[models] {key}")
         for name, values in self.procedures.items():
             if name not in registered:
                 continue  # a procedure registered once (a plugin since removed): refused only in a config file
@@ -295,14 +306,37 @@ class Settings(_Section):
                 raise ValueError(f"[procedures.{name}] {key}: {msg}{shown}".replace("] : ", "]: ")) from None
         return self
 
-    def model_for(self, role: str) -> ModelSpec:
-        """The resolved model of a role: its own [models] key (or an alias of it), else ``default``."""
-        from .procedures import role_keys
+    def model_for(self, role: str, procedure: str = "") -> ModelSpec:
+        """The resolved model of ``procedure``'s ``role``, the first set of: [models.<procedure>]
+        role (or an alias of it); [models] role, where that procedure reads the plain keys
+        (``procedures.reads_plain_keys``: the built-in ones do, a plugin's ``judge`` does not);
+        [models.<procedure>] default; [models] default. No ``procedure``: the first registered one
+        that declares the role (the decision court's judge for "judge")."""
+        from .procedures import declared_by, reads_plain_keys, role_keys
 
-        for key in role_keys(role):
-            if key in self.models:
-                return ModelSpec.parse(self.models[key], where=f"[models] {key}").resolved(self)
-        return ModelSpec.parse(self.models.get("default", DEFAULT_MODEL), where="[models] default").resolved(self)
+        procedure = procedure or declared_by(role)
+        keys = role_keys(role, procedure)
+        own = self.models.get(procedure) if procedure else None
+        tables = [(f"[models.{procedure}]", own)] if isinstance(own, dict) else []
+        if reads_plain_keys(procedure, keys):
+            tables.append(("[models]", self.models))
+        for where, table in tables:
+            for key in keys:
+                if isinstance(table.get(key), str):
+                    return ModelSpec.parse(table[key], where=f"{where} {key}").resolved(self)
+        where, table = tables[0] if tables and "default" in tables[0][1] else ("[models]", self.models)
+        return ModelSpec.parse(table.get("default", DEFAULT_MODEL), where=f"{where} default").resolved(self)
+
+    def model_specs(self) -> list[str]:
+        """Every model [models] names, in its plain keys and its procedures' tables."""
+        return [spec for value in self.models.values() for spec in (value.values() if isinstance(value, dict) else [value])]
+
+    def with_models(self, procedure: str, models: dict[str, str]) -> Settings:
+        """A copy with ``models`` (role: spec) set in [models.<procedure>], where they name that
+        procedure's roles only (the chat's and notebook's model choices)."""
+        own = self.models.get(procedure)
+        return self.with_overrides({"models": {**self.models, procedure: {**(own if isinstance(own, dict) else {}),
+                                                                          **models}}})
 
     def procedure_params(self, name: str) -> Any:
         """The [procedures.<name>] table as the procedure's ``Parameters`` (defaults filled in)."""
@@ -374,13 +408,15 @@ def _validate(data: dict[str, Any], source: str, *, file: bool = False) -> Setti
                 raise ConfigError(f"{source}: unknown key '{key}' in [{section}] (an earlier release's section, now "
                                   f"[procedures.decision]); known keys: {', '.join(known)}")
     data = upgrade(data)
-    if file and isinstance(data.get("procedures"), dict):
+    if file:  # a table of a procedure not registered here: refused in a file, kept in a stored run's settings
         from .procedures import available
 
         names = [info.name for info in available()]
-        for name in data["procedures"]:
-            if name not in names:
-                raise ConfigError(f"{source}: [procedures.{name}] names no procedure; available: {', '.join(names)}")
+        for section in ("procedures", "models"):
+            tables = data.get(section) if isinstance(data.get(section), dict) else {}
+            for name, value in tables.items():
+                if (section == "procedures" or isinstance(value, dict)) and name not in names:
+                    raise ConfigError(f"{source}: [{section}.{name}] names no procedure; available: {', '.join(names)}")
     if isinstance(data.get("models"), dict) and data["models"] and "default" not in data["models"]:
         data = {**data, "models": {"default": DEFAULT_MODEL, **data["models"]}}
     try:

@@ -422,7 +422,7 @@ class Court:
               expected_output_tokens: int | None = None, round: int = 0) -> Agent:
         """Seat an agent of a declared role; budgets default to the role's."""
         declared = self.procedure.role(role)
-        spec = self.settings.model_for(role)
+        spec = self.settings.model_for(role, self.procedure.name)
         stage = stage or self._current
         self._stage_of[name] = stage
         return Agent(name, role, title or (declared.title if declared else name), stage, spec, self.pool.get(spec),

@@ -80,7 +80,7 @@ class Trial:
                                 replies=Replies(reuse) if reuse is not None else None)
         from . import screening
 
-        specs = [self.settings.model_for(role.name) for role in self.procedure.roles]
+        specs = [self.settings.model_for(role.name, self.procedure.name) for role in self.procedure.roles]
         specs += [ModelSpec.parse(spec).resolved(self.settings) for spec in self.procedure.models(self.params)]
         if screening.enabled(self.settings):
             specs.append(self.settings.model_for(screening.ROLE))  # the evidence screener's model, checked up front too
@@ -94,7 +94,7 @@ class Trial:
             procedure=self.procedure.name,
             case=case,
             settings=self.settings.model_dump(),
-            models={role.name: str(self.settings.model_for(role.name)) for role in self.procedure.roles},
+            models={role.name: str(self.settings.model_for(role.name, self.procedure.name)) for role in self.procedure.roles},
             dry_run=dry_run,
         )
         self._handlers: list[EventHandler] = []

@@ -14,13 +14,13 @@ from typer.testing import CliRunner
 
 from courtroom_chat.backends.scripted import ScriptedBackend
 from courtroom_chat.case import Case
-from courtroom_chat.config import Settings
+from courtroom_chat.config import Settings, load_settings
 from courtroom_chat.engine import Trial
 from courtroom_chat.errors import CaseError, ConfigError
 from courtroom_chat.events import parse_events
 from courtroom_chat.frontends.cli import app
 from courtroom_chat.procedures import ProcedureInfo, get, register, unregister
-from courtroom_chat.procedures.base import Procedure
+from courtroom_chat.procedures.base import Procedure, Role
 from courtroom_chat.render import replay
 from courtroom_chat.store import RunStore
 from tests import toy_procedure
@@ -121,8 +121,9 @@ async def test_the_toy_runs_in_rounds_and_its_script_keys_are_checked():
 
 
 def test_the_toy_has_a_config_table_and_models_key():
-    settings = Settings().with_overrides({"models": {"justice": "ollama"}})
-    assert str(settings.model_for("justice")) == "ollama:llama3.2"
+    settings = Settings().with_overrides({"models": {"justices": {"justice": "ollama"}}})
+    assert str(settings.model_for("justice", "justices")) == "ollama:llama3.2"
+    assert str(settings.model_for("justice", "supreme")) == str(Settings().model_for("justice", "supreme"))
     assert settings.procedure_params("justices").justices == 3
     assert Settings().with_params("justices", {"justices": 5}).procedure_params("justices").justices == 5
     with pytest.raises(ConfigError, match=r"\[procedures.justices\] justices"):
@@ -213,13 +214,22 @@ class Unplanned(toy_procedure.ThreeJustices):
     plan = Procedure.plan
 
 
+class Presided(toy_procedure.ThreeJustices):
+    """The toy with a presiding judge, a role named as the decision court's is, and a bailiff, a
+    role no built-in procedure has (its justices are named as the supreme court's are)."""
+
+    name = "presided"
+    roles = (*toy_procedure.ThreeJustices.roles, Role("judge", "Presiding judge", toy_procedure.Opinion),
+             Role("bailiff", "Bailiff", toy_procedure.Opinion))
+
+
 @pytest.fixture
 def variants():
     """The toy's variants, registered as a plugin is."""
-    for variant in (Unplanned,):
+    for variant in (Unplanned, Presided):
         register(ProcedureInfo(variant.name, f"{variant.name.capitalize()} justices", "", variant))
     yield
-    for variant in (Unplanned,):
+    for variant in (Unplanned, Presided):
         unregister(variant.name)
 
 
@@ -243,3 +253,43 @@ async def test_fragility_is_a_declared_optional_hook():
         events.append)
     assert record.outcome.data["fragility"] == {"held": None, "summary": "not available for the three justices"}
     assert [e.state for e in events if e.type == "stage_finished" and e.stage == "fragility"] == ["not run"]
+
+
+def test_a_plugins_role_reads_its_own_models_table_not_a_built_in_courts_key(variants, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[models]\ndefault = "scripted"\njudge = "anthropic:claude-opus-4-1"\nbailiff = "ollama"\n'
+                      'justice = "ollama:qwen3"\n', encoding="utf-8")
+    settings = load_settings(config)
+    assert str(settings.model_for("judge", "decision")) == "anthropic:claude-opus-4-1"  # as configs have written it
+    assert str(settings.model_for("judge")) == "anthropic:claude-opus-4-1"
+    assert str(settings.model_for("judge", "presided")) == "scripted"  # not the decision court's judge
+    assert str(settings.model_for("justice", "presided")) == "scripted"  # nor the supreme court's justices'
+    assert str(settings.model_for("justice", "supreme")) == "ollama:qwen3"
+    assert str(settings.model_for("bailiff", "presided")) == "ollama:llama3.2"  # a name no built-in role has
+    config.write_text(config.read_text() + '\n[models.presided]\njudge = "ollama:qwen3"\ndefault = "ollama:gemma3"\n',
+                      encoding="utf-8")
+    settings = load_settings(config)
+    assert str(settings.model_for("judge", "presided")) == "ollama:qwen3"
+    assert str(settings.model_for("justice", "presided")) == "ollama:gemma3"  # its table's default
+    assert str(settings.model_for("bailiff", "presided")) == "ollama:llama3.2"  # the plain key before the table's default
+    assert str(settings.model_for("judge", "decision")) == "anthropic:claude-opus-4-1"
+    assert str(settings.model_for("jury", "decision")) == "scripted"  # another procedure's table's default is not this one's
+    doubles = {spec: ScriptedBackend() for spec in ("ollama:qwen3", "ollama:gemma3", "ollama:llama3.2")}
+    trial = Trial(a_case("presided"), settings, store=None, backends=doubles)
+    assert trial.record.models == {"justice": "ollama:gemma3", "judge": "ollama:qwen3", "bailiff": "ollama:llama3.2"}
+    assert settings.with_models("decision", {"judge": "scripted"}).model_for("judge", "decision").backend == "scripted"
+    assert settings.with_models("decision", {"judge": "scripted"}).model_for("judge", "presided").model == "qwen3"
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ('[models.presided]\njury = "ollama"\n', "[models.presided] unknown role 'jury'; the presided procedure's roles: "
+                                             "bailiff, default, judge, justice"),
+    ('[models.nosuch]\njudge = "ollama"\n', "[models.nosuch] names no procedure; available: decision, "),
+    ('[models.presided]\njudge = "nosuch:model"\n', "[models.presided] judge: unknown backend 'nosuch'"),
+])
+def test_a_models_table_is_checked_like_the_plain_keys(variants, tmp_path, table, message):
+    config = tmp_path / "config.toml"
+    config.write_text(table, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_settings(config)
+    assert message in str(err.value) and "\n" not in str(err.value)

@@ -135,7 +135,8 @@ def settings_models(settings: Settings, procedure: str | None) -> dict[str, str]
     """The model of each role of ``procedure`` (the decision court's for the baselines alone)."""
     from ..procedures import get
 
-    return {role.name: str(settings.model_for(role.name)) for role in get(procedure or "decision").roles}
+    name = procedure or "decision"
+    return {role.name: str(settings.model_for(role.name, name)) for role in get(name).roles}
 
 
 # The embedded model's decoding settings as the first evaluations ran them; a setting that

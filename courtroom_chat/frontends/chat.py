@@ -316,7 +316,7 @@ async def settings_update(values: dict[str, Any]) -> None:
         return
     mode = "dry run (no model is called)" if values.get("dry_run") else "trial"
     roles = get_procedure(_procedure()).roles
-    models = ", ".join(f"{role.name} `{settings.model_for(role.name)}`" for role in roles)
+    models = ", ".join(f"{role.name} `{settings.model_for(role.name, _procedure())}`" for role in roles)
     await _say(f"Settings saved. Next {mode}: {models}.")
 
 

@@ -96,8 +96,8 @@ def offered_models(settings: Settings, procedure: str = "decision") -> list[str]
     """The models a chat user may choose, for any role: what the operator's config names ([models],
     each role's model, [chat] models) and the scripted demo. Nothing typed by a chat user is
     ever a model, so no path on the server can be named from the chat."""
-    specs = [str(settings.model_for(role.name)) for role in get_procedure(procedure).roles]
-    specs += [str(ModelSpec.parse(v).resolved(settings)) for v in settings.models.values()]
+    specs = [str(settings.model_for(role.name, procedure)) for role in get_procedure(procedure).roles]
+    specs += [str(ModelSpec.parse(v).resolved(settings)) for v in settings.model_specs()]
     specs += [str(ModelSpec.parse(v).resolved(settings)) for v in settings.chat.models]
     return list(dict.fromkeys([*specs, "scripted"]))
 
@@ -108,7 +108,7 @@ def settings_values(settings: Settings, procedure: str = "decision", dry_run: bo
     proc = get_procedure(procedure)
     return {
         "preset": PER_ROLE,
-        **{f"model_{role.name}": str(settings.model_for(role.name)) for role in proc.roles},
+        **{f"model_{role.name}": str(settings.model_for(role.name, procedure)) for role in proc.roles},
         **{f"param_{f.key}": f.initial for f in panel.fields(settings.procedure_params(procedure), chat=True)},
         "budget_usd": settings.budget.max_usd,
         "dry_run": dry_run,
@@ -164,7 +164,7 @@ def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decis
             raise ConfigError(f"chat settings: the {role}'s model '{spec}' is not offered here; choose one of "
                               f"{', '.join(offered)} (the operator adds models in config.toml [chat] models)")
     # Only what differs from the config is set, so the panel's values round-trip to the same settings.
-    models = {role: spec for role, spec in chosen.items() if spec != str(base.model_for(role))}
+    models = {role: spec for role, spec in chosen.items() if spec != str(base.model_for(role, procedure))}
     chosen_params = {}
     for item in params_all:
         if item.key in allowed:
@@ -173,7 +173,8 @@ def apply_values(base: Settings, values: dict[str, Any], procedure: str = "decis
             except ConfigError as exc:
                 raise ConfigError(f"chat settings: {exc}") from None
     budget = chat_budget(base, merged["budget_usd"])
-    settings = base.with_overrides({"models": {**base.models, **models}, "budget": {"max_usd": budget}})
+    settings = base.with_models(procedure, models) if models else base
+    settings = settings.with_overrides({"budget": {"max_usd": budget}})
     return settings.with_params(procedure, chosen_params)
 
 

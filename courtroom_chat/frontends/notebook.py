@@ -193,14 +193,14 @@ class Courtroom(widgets.VBox):
         """A model box per role of the chosen procedure, and its Parameters (panel.fields)."""
         proc = get_procedure(self.procedure)
         edited_params, edited_models = self._edited.get(self.procedure, ({}, {}))
-        configured = {str(settings.model_for(r.name)) for r in proc.roles}
+        configured = {str(settings.model_for(r.name, self.procedure)) for r in proc.roles}
         chosen = self.preset.value  # new options reset a Dropdown to its first one: keep the choice
         self.preset.options = [(f"{dict(PRESETS)['config']} ({', '.join(sorted(configured))})" if k == "config"
                                 else dict(PRESETS)[k], k) for k, _ in PRESETS]
         self.preset.value = chosen
         self.role_models = {
             role.name: widgets.Combobox(value=edited_models.get(role.name)
-                                        or self._custom_backend or str(settings.model_for(role.name)),
+                                        or self._custom_backend or str(settings.model_for(role.name, self.procedure)),
                                         options=MODEL_SUGGESTIONS, ensure_option=False, description=role.title,
                                         style=_STYLE, layout=widgets.Layout(width="560px"))
             for role in proc.roles
@@ -261,14 +261,13 @@ class Courtroom(widgets.VBox):
             except CourtroomError:
                 current = self.base_settings
             for role, box in self.role_models.items():
-                box.value = str(current.model_for(role))
+                box.value = str(current.model_for(role, self.procedure))
         self.role_box.layout.display = None if change["new"] == "custom" else "none"
 
     def _model_settings(self, preset: str) -> Settings:
         settings = self.base_settings
         if preset == "custom":
-            return settings.with_overrides({"models": {**settings.models,
-                                                       **{r: box.value.strip() for r, box in self.role_models.items()}}})
+            return settings.with_models(self.procedure, {r: box.value.strip() for r, box in self.role_models.items()})
         if preset != "config":
             return settings.with_backend(preset)
         return settings

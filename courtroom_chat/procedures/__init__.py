@@ -74,6 +74,12 @@ _REGISTRY: dict[str, ProcedureInfo] = {
 }
 
 
+# The procedures this package ships. Their roles read the plain [models] keys (``judge``), as
+# every config before procedure tables did; any other procedure's role reads a plain key only
+# where no built-in role has that name (``reads_plain_keys``), and [models.<procedure>] always.
+BUILT_IN = tuple(_REGISTRY)
+
+
 DEFAULT_ASK = ("Ask a **yes/no question** (\u201cShould I merge PR #214 now?\u201d) and attach your evidence: text, "
                "Markdown, code, diffs, JSON, CSV or PDF.")
 
@@ -241,14 +247,35 @@ def known_roles() -> set[str]:
     return out
 
 
-def role_keys(role: str) -> list[str]:
-    """The [models] keys that may name ``role``'s model: the role, then its aliases."""
-    for name in _registry():
-        found = _load(name)().role(role)
-        if found is not None:
-            return [found.name, *found.aliases]
-    return [role]
+def declared_by(role: str) -> str:
+    """The first registered procedure that declares ``role`` (or an alias of it), else ""."""
+    return next((name for name in _registry() if _load(name)().role(role) is not None), "")
 
 
-__all__ = ["COURT_ROLES", "ENTRY_POINT_GROUP", "PLUGIN_PROBLEMS", "Procedure", "ProcedureInfo", "Role", "available", "discover", "discover_folder", "get", "known_roles", "parameters_model", "read_case_file", "register",
-           "role_keys", "unregister"]
+def role_keys(role: str, procedure: str = "") -> list[str]:
+    """The [models] keys that may name ``role``'s model: the role, then its aliases, as
+    ``procedure`` declares it (else as the first registered procedure that declares it does)."""
+    name = procedure if procedure in _registry() else declared_by(role)
+    found = _load(name)().role(role) if name else None
+    return [found.name, *found.aliases] if found is not None else [role]
+
+
+def procedure_roles(procedure: str) -> set[str]:
+    """The keys ``[models.<procedure>]`` may hold: its roles and their aliases, and ``default``
+    (the court's own roles, the screener's, are set in [models] for every procedure)."""
+    return {"default", *(k for r in _load(procedure).roles for k in (r.name, *r.aliases))}
+
+
+def reads_plain_keys(procedure: str, keys: list[str]) -> bool:
+    """Whether ``procedure``'s role, named by ``keys``, reads the plain [models] keys: a built-in
+    procedure's does (configs written before procedure tables keep working), and another's only
+    where no built-in role has that name, so a plugin's ``judge`` never takes the decision
+    court's judge model."""
+    if not procedure or procedure in BUILT_IN:
+        return True
+    taken = {k for name in BUILT_IN if name in _registry() for r in _load(name).roles for k in (r.name, *r.aliases)}
+    return not taken & set(keys)
+
+
+__all__ = ["BUILT_IN", "COURT_ROLES", "ENTRY_POINT_GROUP", "PLUGIN_PROBLEMS", "Procedure", "ProcedureInfo", "Role", "available", "declared_by", "discover", "discover_folder", "get", "known_roles", "parameters_model", "procedure_roles", "read_case_file",
+           "reads_plain_keys", "register", "role_keys", "unregister"]

@@ -228,7 +228,7 @@ async def test_a_bug_is_one_line_in_the_widget_and_surfaces(scripted_settings, c
         (lambda w: setattr(w.question, "value", "   "),
          "Error: the question is empty; ask a yes/no question such as 'Should I merge this PR?'"),
         (lambda w: (setattr(w.preset, "value", "custom"), setattr(w.role_models["judge"], "value", "gpt:4o")),
-         "Error: settings: [models] judge: unknown backend 'gpt' in 'gpt:4o'; use one of local, anthropic, "
+         "Error: settings: [models.decision] judge: unknown backend 'gpt' in 'gpt:4o'; use one of local, anthropic, "
          "ollama, openai, scripted (for example 'anthropic:claude-sonnet-4-6')"),
     ],
     ids=["empty-question", "unknown-backend"],
