@@ -115,7 +115,7 @@ def test_models_command_lists_states(fake_model, monkeypatch):
     monkeypatch.setattr(local_models, "CATALOG", {model.id: model})
     runner = CliRunner()
     listed = runner.invoke(app, ["models"], env={"COLUMNS": "200"})
-    assert listed.exit_code == 0 and "fake-model" in listed.stdout and "installed (assembled on first use)" in listed.stdout
+    assert listed.exit_code == 0 and "fake-model" in listed.stdout and "not yet assembled" in listed.stdout and "--assemble fake-model" in " ".join(listed.stdout.split())
     built = runner.invoke(app, ["models", "--assemble", "fake-model", "--verify"], env={"COLUMNS": "200"})
     assert built.exit_code == 0 and "verified" in built.stdout
     assert runner.invoke(app, ["models", "--assemble", "nope"]).exit_code == 2

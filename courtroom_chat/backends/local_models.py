@@ -288,7 +288,10 @@ def status(model: LocalModel, *, directory: Path | None = None, rehash: bool = F
             part_path(model, part)
     except ModelNotFoundError as exc:
         return state("missing", str(exc))
-    return state("installed (assembled on first use)")
+    # Not yet usable as a file: the carriers' parts are here, the GGUF is joined and checked on
+    # first use (or with --assemble), which takes a while for the 1.5B; "installed" said more.
+    return state("not yet assembled", f"its parts are installed; joined and checked on first use, or now with "
+                                      f"`uv run courtroom models --assemble {model.id}`")
 
 
 def require(name: str) -> None:
