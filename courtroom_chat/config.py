@@ -21,31 +21,35 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import ConfigError
 
-BACKENDS = ("local", "anthropic", "ollama", "openai", "scripted")
+BACKENDS = ("local", "anthropic", "ollama", "openai", "scripted")  # built in; a plugin registers more (backends.known)
 DEFAULT_MODEL = "local:qwen2.5-coder-1.5b"  # measured to follow the evidence best (README)
 
 
 class ModelSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    backend: Literal["local", "anthropic", "ollama", "openai", "scripted"]
+    backend: str  # a registered backend's name (``backends.known``): the built-in ones, or a plugin's
     model: str = ""
 
     @classmethod
     def parse(cls, text: str, *, where: str = "model") -> ModelSpec:
+        from .backends import known
+
         backend, _, model = text.strip().partition(":")
-        if backend not in BACKENDS:
+        if not backend or backend not in known(backend):
             raise ConfigError(
                 f"{where}: unknown backend '{backend}' in '{text}'; "
-                f"use one of {', '.join(BACKENDS)} (for example 'anthropic:claude-sonnet-4-6')"
+                f"use one of {', '.join(known())} (for example 'anthropic:claude-sonnet-4-6')"
             )
-        return cls(backend=backend, model=model)  # type: ignore[arg-type]
+        return cls(backend=backend, model=model)
 
     def resolved(self, settings: Settings) -> ModelSpec:
-        if self.model or self.backend == "scripted":
+        """With the model of the backend's own section ([anthropic] model) where none is named; a
+        backend with no section (scripted, a plugin's) is taken as written."""
+        section = getattr(settings, self.backend, None) if self.backend in BACKENDS else None
+        if self.model or not isinstance(getattr(section, "model", None), str):
             return self
-        default = getattr(settings, self.backend).model
-        return ModelSpec(backend=self.backend, model=default)
+        return ModelSpec(backend=self.backend, model=section.model)
 
     def __str__(self) -> str:
         return f"{self.backend}:{self.model}" if self.model else self.backend

@@ -1,8 +1,14 @@
-"""Backends: one protocol (``base.Backend``), four implementations.
+"""Backends: one protocol (``base.Backend``), five implementations, and any a plugin adds.
 
-Built-in backends register through ``register`` exactly as a plugin would. Implementations
-are imported only when first used, so optional SDKs (anthropic, ollama, xllamacpp) cost
-nothing until a role is configured to use them.
+Built-in backends register through ``register`` exactly as a plugin would, and a config names
+any registered backend (``known``). Implementations are imported only when first used, so
+optional SDKs (anthropic, ollama, xllamacpp) cost nothing until a role is configured to use
+them. An installed package adds a backend under the entry-point group ``ENTRY_POINT_GROUP``,
+named by the backend and pointing at its factory; the group is read the first time a name is
+not among those registered, and the factory imported only when a role uses it:
+
+    [project.entry-points."courtroom_chat.backends"]
+    echo = "my_backend:EchoBackend"
 """
 
 from __future__ import annotations
@@ -22,28 +28,50 @@ if TYPE_CHECKING:
 Factory = Callable[["ModelSpec", "Settings"], Backend]
 
 _FACTORIES: dict[str, Factory | str] = {
-    "scripted": "courtroom_chat.backends.scripted:ScriptedBackend",
+    "local": "courtroom_chat.backends.local:LocalBackend",
     "anthropic": "courtroom_chat.backends.anthropic:AnthropicBackend",
     "ollama": "courtroom_chat.backends.ollama:OllamaBackend",
     "openai": "courtroom_chat.backends.openai:OpenAIBackend",
-    "local": "courtroom_chat.backends.local:LocalBackend",
+    "scripted": "courtroom_chat.backends.scripted:ScriptedBackend",
 }
+ENTRY_POINT_GROUP = "courtroom_chat.backends"
+_discovered = False
 
-__all__ = ["PROFILES", "Backend", "BackendPool", "BackendProfile", "ModelReply", "ModelRequest", "open_backend", "profile",
-           "register", "rough_tokens"]
+__all__ = ["ENTRY_POINT_GROUP", "PROFILES", "Backend", "BackendPool", "BackendProfile", "ModelReply", "ModelRequest",
+           "known", "open_backend", "profile", "register", "rough_tokens", "unregister"]
 
 
 def register(name: str, factory: Factory | str) -> None:
-    """Add or replace a backend: a callable ``(spec, settings) -> Backend`` or "module:Class"."""
+    """Add or replace a backend: a callable ``(spec, settings) -> Backend`` or "module:Class".
+    A config may name it from then on (``[models] judge = "<name>:<model>"``)."""
     _FACTORIES[name] = factory
 
 
+def unregister(name: str) -> None:
+    _FACTORIES.pop(name, None)
+
+
+def known(name: str = "") -> list[str]:
+    """The backends a config may name: the built-in ones, those registered, and (read once, the
+    first time ``name`` is not among those) those installed packages declare under
+    ``ENTRY_POINT_GROUP``, registered by "module:attr" and imported only when used."""
+    global _discovered
+    if name not in _FACTORIES and not _discovered:
+        _discovered = True
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            _FACTORIES.setdefault(point.name, point.value)  # a registered backend is not replaced
+    return list(_FACTORIES)
+
+
 def open_backend(spec: ModelSpec, settings: Settings) -> Backend:
+    known(spec.backend)  # an installed package's backend, named the first time
     factory = _FACTORIES.get(spec.backend)
     if factory is None:
         from ..errors import ConfigError
 
-        raise ConfigError(f"unknown backend '{spec.backend}'; use one of {', '.join(_FACTORIES)}")
+        raise ConfigError(f"unknown backend '{spec.backend}'; use one of {', '.join(known())}")
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
         factory = getattr(importlib.import_module(module), attr)
