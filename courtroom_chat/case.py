@@ -468,7 +468,9 @@ def case_file_or_question(first: str | os.PathLike[str], example: str) -> tuple[
     if is_dir:
         raise CaseError(f"{first} is a folder, not a case file; give a case .json, or a question followed by the evidence files")
     if not is_file:
-        hint = f"; to ask a question, quote it: {example}" if "/" not in first and "." not in first else ""
+        # "hi" reaches us unquoted either way: a one-word question without "?" reads as a path
+        hint = (f"; if you meant it as the question, ask it as one, ending in '?', in quotes: {example}"
+                if "/" not in first and "." not in first else "")
         raise CaseError(f"case file not found: {first}{hint}")
     return Path(first), None
 

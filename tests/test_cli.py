@@ -174,7 +174,7 @@ def test_script_file_drives_the_scripted_backend(tmp_path):
     [
         (["run"], "give a case file or --question"),
         (["run", "missing.json"], "case file not found: missing.json"),
-        (["run", "merge"], 'case file not found: merge; to ask a question, quote it: courtroom run "Should I'),
+        (["run", "merge"], "case file not found: merge; if you meant it as the question, ask it as one, ending in '?', in quotes: courtroom run \"Should I"),
         (["run", "Should I merge?", "nope.md"], "evidence file not found: nope.md"),
         (["run", "Should I merge?", "-q", "Other?"], "two questions given"),
         (["run", "--question", "  "], "the question is empty"),
@@ -839,3 +839,15 @@ def test_eval_report_only_prints_the_stored_report_and_names_what_is_unfinished(
     assert "nothing was run:" in result.stderr and "items not finished left out" in result.stderr
     small = invoke("eval", clear, "--procedure", "none", "-b", "scripted", "-n", "1", "--report-only")
     assert small.exit_code == 0 and "".join(small.stderr.split()).endswith("report-first-1.md")  # the report written
+
+
+def test_config_path_names_the_file_config_show_reads(tmp_path, monkeypatch):
+    """Issue 86: `config path` named the user file while `config show` read ./config.toml."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COURTROOM_CONFIG", raising=False)
+    assert invoke("config", "path").stdout.strip() == "none: the built-in defaults"
+    (tmp_path / "config.toml").write_text("[budget]\nmax_usd = 2.0\n")
+    shown = invoke("config", "path")
+    assert shown.stdout.strip() == str(tmp_path / "config.toml")
+    assert invoke("config", "show").stdout.startswith(f"# from {tmp_path / 'config.toml'}")
+    assert "looked for in this order: --config, $COURTROOM_CONFIG, then ./config.toml" in " ".join(shown.stderr.split())

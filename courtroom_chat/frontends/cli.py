@@ -659,11 +659,15 @@ def config_show(config: Path | None = typer.Option(None, "--config")) -> None:
 
 
 @config_app.command("path")
-def config_path() -> None:
-    """Print where the user config file lives."""
-    from ..config import user_config_path
+@guarded
+def config_path(config: Path | None = typer.Option(None, "--config")) -> None:
+    """Print the config file in effect (the one `config show` reads), then where each is looked for."""
+    from ..config import find_config, user_config_path
 
-    sys.stdout.write(f"{user_config_path()}\n")
+    found = find_config(config)
+    sys.stdout.write(f"{found or 'none: the built-in defaults'}\n")
+    where = "$COURTROOM_CONFIG, then ./config.toml, then the user file"
+    say(f"looked for in this order: --config, {where} {user_config_path()}", "dim")
 
 
 def main() -> None:
