@@ -157,7 +157,7 @@ def run(
                                      help="A JSON case file, or the question in quotes; then evidence files, directories or globs (- reads standard input)."),
     question: str | None = typer.Option(None, "--question", "-q", help="The yes/no question (replaces the case file's)."),
     context: list[Path] = typer.Option([], "--context", "-c", help="Evidence file, directory or glob (- reads standard input); repeat for more."),
-    backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model]."),
+    backend: str | None = typer.Option(None, "--backend", "-b", help="Every role on one backend: local, scripted, anthropic[:model], ollama[:model], openai[:model]."),
     script: Path | None = typer.Option(None, "--script", help="JSON replies by role for the scripted backend."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Also write the result to this file."),
     force: bool = typer.Option(False, "--force", help="Let --output replace a file that exists (never one of the run's inputs)."),
@@ -194,7 +194,7 @@ def run(
     for name, value in (("--backend", backend), ("--procedure", procedure)):
         if value is not None and not value.strip():
             raise InputError(f"{name} is empty; give one of `courtroom {'procedures' if name == '--procedure' else 'models'}`"
-                             f"{'' if name == '--procedure' else ' (local, scripted, anthropic[:model], ollama[:model])'},"
+                             f"{'' if name == '--procedure' else ' (local, scripted, anthropic[:model], ollama[:model], openai[:model])'},"
                              " or leave it out for the default")
     if output is not None:
         _check_output(output, force, [case, config, script, *context, *(listed_paths(case) if case else [])])

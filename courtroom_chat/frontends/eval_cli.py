@@ -19,7 +19,7 @@ def eval_command(
     limit: int | None = typer.Option(None, "--limit", "-n", help="Only the first N items (a balanced sample for iclr2017)."),
     seed: int = typer.Option(0, "--seed", help="Seeds the sample and every item's and method's own seed."),
     workers: int = typer.Option(1, "--workers", "-w", help="Items run concurrently."),
-    backend: str | None = typer.Option(None, "--backend", "-b", help="Every role and baseline on one backend: local, scripted, anthropic[:model], ollama[:model]."),
+    backend: str | None = typer.Option(None, "--backend", "-b", help="Every role and baseline on one backend: local, scripted, anthropic[:model], ollama[:model], openai[:model]."),
     mirror: bool = typer.Option(False, "--mirror", help="Also ask each negated question, sides swapped, and report agreement."),
     batch: bool = typer.Option(False, "--batch", help="Send the baselines through Anthropic's Message Batches API (half price)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the items that failed last time."),
