@@ -29,7 +29,7 @@ from ..store import RunStore
 from . import chat_page
 from .chat_data import ChatDataLayer
 from .chat_inputs import Evidence, apply_values, checks, pasted, read_uploads, settings_values, split_message, widgets
-from .chat_users import ChatUsers
+from .chat_users import ChatUsers, LoginGuard
 from .chat_view import SessionCosts, TrialView, verdict_actions
 
 log = logging.getLogger("courtroom_chat.chat")
@@ -415,10 +415,18 @@ def data_layer() -> ChatDataLayer:
     return ChatDataLayer()
 
 
+_guard = LoginGuard()
+
+
 async def login(username: str, password: str) -> cl.User | None:
+    if _guard.locked(username):  # too many failed logins for this name lately: no password is checked
+        log.warning("login refused for %r: %d failed logins within %.0f s", username, _guard.limit, _guard.window)
+        return None
     users = ChatUsers.load()  # users added while the server runs can log in
     if await asyncio.to_thread(users.check, username, password):
+        _guard.passed(username)
         return cl.User(identifier=username, metadata={"provider": "credentials"})
+    _guard.failed(username)
     return None
 
 

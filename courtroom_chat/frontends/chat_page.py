@@ -8,6 +8,9 @@ cdn.jsdelivr.net. Offline, both requests fail (and each is a request to a third 
 uses the browser's own sans-serif font and has LaTeX off (``latex = false`` in the Chainlit
 config), so neither is needed: the page template is served without them.
 
+Headers. Every response says nosniff, is never framed by another site, and sends no referrer
+(issue 83: the chat served none of these).
+
 Step titles. Chainlit titles a finished step "Used <name>" and a running one "Using <name>",
 words for tool calls; a court's stages and agents read "Prosecution" and "Juror 1 · do not act".
 """
@@ -29,6 +32,34 @@ def local_only(html: str) -> str:
 
 
 STATUS = {"using": "", "used": ""}  # the step's own name is its title
+
+HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class SecurityHeaders:
+    """ASGI middleware adding ``HEADERS`` to every HTTP response (those the app set stay)."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: dict[str, Any]) -> None:
+            if message.get("type") == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items() if k.lower().encode() not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 def court_words(translation: dict[str, Any]) -> dict[str, Any]:
@@ -56,5 +87,9 @@ def install() -> None:
 
     template.courtroom_local_only = True  # type: ignore[attr-defined]
     server.get_html_template = template
+    try:
+        server.app.add_middleware(SecurityHeaders)
+    except RuntimeError:  # the app already serves (a test process that started it before): keep it as it is
+        pass
     translate = ChainlitConfig.load_translation
     ChainlitConfig.load_translation = lambda self, language: court_words(translate(self, language))  # type: ignore[method-assign]

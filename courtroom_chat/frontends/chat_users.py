@@ -24,6 +24,7 @@ import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError, InputError
 
@@ -114,3 +115,33 @@ class ChatUsers:
         except OSError as exc:
             raise InputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
         return self.path
+
+
+class LoginGuard:
+    """Failed logins, counted per user name: after ``limit`` failures within ``window`` seconds
+    that name is refused, whatever the password, until the oldest failure leaves the window
+    (issue 83: the login took any number of guesses). A right password resets the count. Chainlit
+    hands the login callback no client address, so the count is per name, not per address: a
+    guesser can lock a user out for the window, which SECURITY.md states."""
+
+    def __init__(self, limit: int = 5, window: float = 900.0, clock: Any = None):
+        import time
+
+        self.limit, self.window = limit, window
+        self.clock = clock or time.monotonic
+        self.failures: dict[str, list[float]] = {}
+
+    def locked(self, username: str) -> bool:
+        now = self.clock()
+        recent = [t for t in self.failures.get(username, []) if now - t < self.window]
+        if recent:
+            self.failures[username] = recent
+        else:
+            self.failures.pop(username, None)
+        return len(recent) >= self.limit
+
+    def failed(self, username: str) -> None:
+        self.failures.setdefault(username, []).append(self.clock())
+
+    def passed(self, username: str) -> None:
+        self.failures.pop(username, None)

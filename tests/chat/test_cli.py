@@ -58,11 +58,13 @@ def test_courtroom_chat_serves_the_app_with_login(tmp_path, free_port):
         while config is None and time.monotonic() < deadline and server.poll() is None:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/auth/config", timeout=2) as response:
-                    config = json.load(response)
+                    config, headers = json.load(response), response.headers
             except OSError:
                 time.sleep(0.3)
         assert config is not None, server.stdout.read() if server.poll() is not None else "no answer"
         assert config["passwordAuth"] is True and config["requireLogin"] is True
+        assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY"
+        assert headers["Referrer-Policy"] == "no-referrer" and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
         assert (tmp_path / "root" / ".chainlit" / "config.toml").is_file()
     finally:
         server.terminate()

@@ -141,6 +141,31 @@ async def test_login_checks_the_stored_hash(chat, tmp_path, monkeypatch):
     assert await chat.module.login("bob", "correct horse 9") is None
 
 
+async def test_a_name_with_five_failed_logins_is_refused_for_a_while(chat, tmp_path, monkeypatch):
+    """Issue 83: the login took any number of guesses. Five failures within 15 minutes lock the
+    name, the right password included, until the oldest failure is 15 minutes old; a right
+    password before that resets the count; other names are untouched."""
+    from courtroom_chat.frontends.chat_users import LoginGuard
+
+    now = [1000.0]
+    monkeypatch.setattr(chat.module, "_guard", LoginGuard(clock=lambda: now[0]))
+    monkeypatch.setenv("COURTROOM_CHAT_USERS", str(tmp_path / "users.toml"))
+    users = ChatUsers.load()
+    users.add("alice", "correct horse 9")
+    users.add("carol", "battery staple 7")
+    users.save()
+    for _ in range(4):
+        assert await chat.module.login("alice", "wrong") is None
+    assert (await chat.module.login("alice", "correct horse 9")).identifier == "alice"  # resets the count
+    for _ in range(5):
+        now[0] += 60
+        assert await chat.module.login("alice", "guess") is None
+    assert await chat.module.login("alice", "correct horse 9") is None  # locked: no password is checked
+    assert (await chat.module.login("carol", "battery staple 7")).identifier == "carol"
+    now[0] += 900 - 4 * 60  # the first of the five failures has left the 15-minute window
+    assert (await chat.module.login("alice", "correct horse 9")).identifier == "alice"
+
+
 def test_the_app_switches_login_on_when_users_exist(tmp_path):
     users = ChatUsers(tmp_path / "users.toml")
     users.add("alice", "correct horse 9")
