@@ -324,7 +324,8 @@ def expand_paths(entries: list[str], base: Path, limits: Limits | None = None) -
         target = Path(entry).expanduser()
         if not target.is_absolute():
             target = base / target
-        if any(ch in entry for ch in "*?["):
+        # a pattern unless the path exists as written ("notes[1].txt", a folder named "we[ird]")
+        if any(ch in entry for ch in "*?[") and not target.exists():
             matches = sorted(Path(p) for p in globlib.glob(str(target), recursive=True))
             files = [p for p in matches if p.is_file() and not _is_hidden(p, base)]
             if not files:
@@ -396,7 +397,12 @@ def context_documents(raw: Any, base: Path, limits: Limits | None = None, *, tex
         documents += load_documents(paths, base, limits)
         paths = []
         documents.append(entry)
-    return documents + load_documents(paths, base, limits)
+    documents += load_documents(paths, base, limits)
+    most = (limits or Limits()).max_files
+    if len(documents) > most:  # each folder or glob is checked as it expands; the case as a whole here
+        raise CaseError(f"{len(documents)} evidence documents is over the limit of {most}; "
+                        "narrow the context or raise [limits] max_files in config.toml")
+    return documents
 
 
 def _path_entry(entry: str, number: int, base: Path, text_hint: str) -> str:
@@ -482,7 +488,7 @@ def listed_paths(path: str | os.PathLike[str]) -> list[Path]:
     case_path = Path(path)
     try:
         data = json.loads(case_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     raw = data.get("context", []) if isinstance(data, dict) else []
     raw = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
@@ -534,6 +540,9 @@ def load_case(
             raise _case_error(source, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except UnicodeDecodeError:
             raise _case_error(source, "is not UTF-8 text; save the case file as UTF-8") from None
+        except RecursionError:  # "[[[[…]]]]" 100,000 deep: no case is nested like that
+            raise _case_error(source, "is nested too deeply to be a case file; a case is an object with a "
+                                      "'question' and a 'context' list") from None
         if not isinstance(data, dict):
             raise _case_error(source, "must hold a JSON object with a 'question' and a 'context' list")
         if "question" not in data and question is None:  # a format a procedure reads (a SimCourt case)

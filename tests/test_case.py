@@ -145,3 +145,21 @@ def test_new_case_and_pasted_text():
         new_case("  ", [])
     case = new_case("Go?", [pasted_document("pasted words\r\nmore", 1)])
     assert case.context[0].name == "pasted-1.txt" and case.context[0].text == "pasted words\nmore"
+
+
+def test_documents_written_in_place_count_against_the_limit_and_paths_with_brackets_read(tmp_path):
+    """Issue 83: documents written in place escaped max_files; a path holding '[' that exists was
+    read as a glob ("no files match"); a case nested 100,000 deep was a RecursionError."""
+    inline = [{"name": f"memo-{i}.txt", "text": "The tests pass."} for i in range(3)]
+    (tmp_path / "f.txt").write_text("x")
+    with pytest.raises(CaseError, match="4 evidence documents is over the limit of 3"):
+        load_case(write_case(tmp_path, {"question": "Q?", "context": [*inline, "f.txt"]}), limits=Limits(max_files=3))
+    odd = tmp_path / "we[ird]"
+    odd.mkdir()
+    (odd / "log[1].txt").write_text("The tests pass.")
+    case = load_case(write_case(tmp_path, {"question": "Q?", "context": ["we[ird]/log[1].txt"]}))
+    assert [d.text for d in case.context] == ["The tests pass."]
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CaseError, match="nested too deeply to be a case file"):
+        load_case(deep)
