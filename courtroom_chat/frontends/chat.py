@@ -115,8 +115,27 @@ async def _say(text: str, *, error: bool = False) -> None:
 # ---------------------------------------------------------------- the trial
 
 
+_running: set[asyncio.Task[Any]] = set()  # the tasks running a trial now, stopped cleanly at shutdown
+
+
+@cl.on_app_shutdown
+async def stop_trials() -> None:
+    """The server is stopping (SIGTERM, SIGINT): stop every trial as the Stop button does, so each
+    saves its partial record, and wait for them (issue 83: stopping the server mid-trial left an
+    empty runs folder while the thread showed the jurors' steps)."""
+    tasks = [t for t in _running if not t.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=15)
+
+
 async def run_trial(case: Case, *, dry_run: bool | None = None, base: Settings | None = None) -> TrialView | None:
     """Run one trial and render it; every failure becomes a message, never a verdict."""
+    task = asyncio.current_task()
+    if task is not None:
+        _running.add(task)
+        task.add_done_callback(_running.discard)
     state = _state()
     try:
         settings, dry = _chat_settings(base)

@@ -126,6 +126,25 @@ async def test_stop_cancels_cleanly_says_which_stages_finished_and_saves_the_rec
     assert not ui.verdicts()
 
 
+async def test_a_server_stopping_mid_trial_stops_it_as_the_stop_button_does_and_keeps_the_record(chat, monkeypatch,
+                                                                                                   runs_dir):
+    """Issue 83: stopping the chat server mid-trial left an empty runs folder. Chainlit calls the
+    app's shutdown hook as the server stops; it stops each running trial and waits for its
+    partial record."""
+    monkeypatch.setenv("COURTROOM_SCRIPTED_LATENCY_MS", "300")
+    async with chat.context(chat.session()) as ui:
+        task = asyncio.create_task(chat.send(QUESTION, [chat.upload("test-log.txt", LOG)]))
+        await chat.wait_for(lambda: any(s["name"].startswith("Juror") for s in ui.steps()))
+        assert len(chat.module._running) == 1
+        from chainlit.config import config
+
+        await config.code.on_app_shutdown()  # what Chainlit's lifespan calls as the server stops
+        assert task.done() and not chat.module._running
+    [record] = stored_records(runs_dir)
+    assert record.status == "incomplete" and record.stages_completed == ["prosecution", "defense"]
+    assert ui.texts()[-1].startswith("⏹ **Trial stopped** before the verdict.")
+
+
 async def test_a_trial_that_cannot_start_keeps_the_evidence_for_the_next_question(chat, court_config, runs_dir):
     """A question the court cannot try (a choice its rules cannot split), or settings it cannot
     use, is one line, and the files attached with it stay for the next question instead of
