@@ -160,7 +160,8 @@ async def test_the_rationale_restates_a_fact_and_the_actions_are_not_about_the_t
     first, second = [c for c in record.calls if c.role == "judge"]
     assert "rationale names no fact of the evidence" in " ".join(first.problems)
     assert any('action 1 ("The prosecution should' in p for p in first.problems)
-    assert any('action 2 ("confidence: 0.8")' in p for p in first.problems)
+    # "confidence: 0.8" is taken as the confidence field, not asked about as an action (issue 86)
+    assert not any("confidence: 0.8" in p for p in first.problems)
     assert "the verified exhibits quote them" in first.messages[-1]["content"]  # asked so from the start
     assert not second.problems and record.verdict.actions == ["Fix the date parsing, then merge"]
     # off, the judge is asked and checked as before
@@ -714,3 +715,17 @@ def test_a_cut_reply_with_no_full_sentence_in_its_open_string_is_not_kept(reply)
     from courtroom_chat.replies import at_last_sentence
 
     assert at_last_sentence(reply) == ""
+
+
+def test_a_ruling_field_written_among_the_actions_is_taken_as_that_field_not_an_action():
+    """Issue 86, item 5: the 1.5B judge put "confidence: 0.8" among its actions; asked again, its
+    repair was cut off. The field is taken where the schema says, and is never an action."""
+    from courtroom_chat.procedures.decision.wire import JudgeReply
+
+    base = {"reasoning": "The prosecution and the defense were weighed.", "decision": "act", "rationale": "Tests pass."}
+    reply = JudgeReply.model_validate({**base, "actions": ["Merge the PR today", '"confidence": 0.8']})
+    assert reply.confidence == 0.8 and reply.actions == ["Merge the PR today"]
+    kept = JudgeReply.model_validate({**base, "confidence": 0.6, "actions": ["Merge the PR", "Confidence: 80%"]})
+    assert kept.confidence == 0.6 and kept.actions == ["Merge the PR"]
+    plain = JudgeReply.model_validate({**base, "confidence": 0.7, "actions": ["Raise confidence in the release: run the suite"]})
+    assert plain.actions == ["Raise confidence in the release: run the suite"]

@@ -107,6 +107,10 @@ class JurorReply(Confident):
         return "\n".join(parts)
 
 
+# A field of the ruling written as one of its actions ("confidence: 0.8"), as the 1.5B judge did
+_FIELD_AS_ACTION = re.compile(r'^\W*(confidence|decision|rationale|reasoning)\W*\s*[:=]\s*(.+?)\W*$', re.IGNORECASE)
+
+
 class JudgeReply(BaseModel):
     reasoning: str
     decision: Literal["act", "do not act", "dismiss"]
@@ -114,6 +118,26 @@ class JudgeReply(BaseModel):
     rationale: str
     actions: list[str] = Field(default_factory=list)
     confidence: float = Field(ge=0.0, le=1.0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fields_in_place(cls, data: Any) -> Any:
+        """A field written among the actions ("confidence: 0.8") is taken as that field when the
+        reply lacks it, and is never an action: the judge was asked again for it, and its repair
+        was cut off (issue 86, item 5)."""
+        if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
+            return data
+        data, kept = dict(data), []
+        for action in data["actions"]:
+            found = _FIELD_AS_ACTION.match(action) if isinstance(action, str) else None
+            if found is None:
+                kept.append(action)
+                continue
+            name = found.group(1).lower()
+            if data.get(name) in (None, ""):
+                data[name] = found.group(2).strip().strip('"')
+        data["actions"] = kept
+        return data
 
     @field_validator("decision", mode="before")
     @classmethod
