@@ -93,10 +93,12 @@ class OpenAIBackend:
 
     # ------------------------------------------------------------------ the call
 
-    def body(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for a request."""
-        body: dict[str, Any] = {"model": self.model, "messages": request.messages(), "stream": True,
-                                "stream_options": {"include_usage": True}, "max_tokens": request.max_tokens}
+    def body(self, request: ModelRequest, *, stream: bool = True) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for a request; ``stream=False``:
+        the same request unstreamed, as a Batch API line carries it (``--batch``)."""
+        body: dict[str, Any] = {"model": self.model, "messages": request.messages(), "max_tokens": request.max_tokens}
+        if stream:
+            body.update(stream=True, stream_options={"include_usage": True})
         if self.structured == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema_name or "reply", "schema": request.schema, "strict": False}}
@@ -127,12 +129,9 @@ class OpenAIBackend:
                     finish = choice.finish_reason or finish
         except openai.OpenAIError as exc:
             raise self._error(exc) from None
-        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None) or 0
-        prompt = getattr(usage, "prompt_tokens", 0) or 0
         return ModelReply(
             text="".join(pieces),
-            usage=Usage(input_tokens=max(0, prompt - cached), output_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                        cache_read_tokens=cached),
+            usage=usage_of(usage),
             model=model or self.model,
             temperature=request.temperature,
             seconds=watch.seconds,
@@ -174,6 +173,18 @@ class OpenAIBackend:
 
     def _clean(self, message: str) -> str:
         return clean_message(message, self._secrets)
+
+
+def usage_of(usage: Any) -> Usage:
+    """A chat completion's usage (the SDK's object or, from a batch's output file, its dict):
+    cached prompt tokens are counted as cache reads, not as input."""
+    def field(owner: Any, name: str) -> Any:
+        return owner.get(name) if isinstance(owner, dict) else getattr(owner, name, None)
+
+    cached = field(field(usage, "prompt_tokens_details"), "cached_tokens") or 0
+    prompt = field(usage, "prompt_tokens") or 0
+    return Usage(input_tokens=max(0, prompt - cached), output_tokens=field(usage, "completion_tokens") or 0,
+                 cache_read_tokens=cached)
 
 
 def _message(exc: Any) -> str:
