@@ -616,5 +616,6 @@ def replay(events: Iterable[Event], *, html: bool = True) -> str:
             out += [dry_run_summary(p.plans), ""]
         out += [f"---\nStatus: **{f.status}**" + (f" ({f.error})" if f.error else "")
                 + f" · stages completed: {', '.join(f.stages_completed) or 'none'} · {f.duration_ms / 1000:.1f} s",
+                "",  # a paragraph of its own: Markdown glued "… 3463.8 s This trial: $0" onto one line
                 *cost_lines(f.cost_by_role, f.cost_usd, f.cost_known), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -960,3 +960,13 @@ def test_how_sure_is_three_lines_with_the_rest_one_click_or_verbose_away():
     verbose = outcome_markdown(outcome, full=True)
     assert "- Mirror:" in verbose and "<details>" not in verbose and IN_FULL not in verbose
     assert "Mirror:" not in outcome_markdown(outcome, full=False)
+
+
+def test_the_replays_status_and_cost_are_separate_paragraphs():
+    """Issue 86, item 8: "Status: incomplete (…) · 3463.8 s This trial: $0 …" read as one line."""
+    from courtroom_chat.events import RunFinished
+
+    text = replay([RunFinished(run_id="r", status="incomplete", stages_completed=["prosecution"], duration_ms=3_463_800,
+                               cost_usd=0.0, cost_known=True, cost_by_role={}, error="interrupted")], html=False)
+    status = next(line for line in text.splitlines() if line.startswith("Status:"))
+    assert status.endswith("· 3463.8 s") and "\n\n**This trial:** $0" in text
