@@ -970,3 +970,13 @@ def test_the_replays_status_and_cost_are_separate_paragraphs():
                                cost_usd=0.0, cost_known=True, cost_by_role={}, error="interrupted")], html=False)
     status = next(line for line in text.splitlines() if line.startswith("Status:"))
     assert status.endswith("· 3463.8 s") and "\n\n**This trial:** $0" in text
+
+
+def test_the_scripted_rulings_sentences_read_as_sentences():
+    """Issue 86, item 8: the demo's rationale read "on the verified evidence: | Error rate | 0.21% |
+    0.20% |." and "… summary,."."""
+    from courtroom_chat.procedures.decision.demo import _sentence
+
+    assert _sentence("| Error rate | 0.21% | 0.20% |") == "Error rate: 0.21%, 0.20%."
+    assert _sentence("- the release summary,") == "the release summary."
+    assert _sentence("All 1,204 tests pass!") == "All 1,204 tests pass!"
