@@ -16,7 +16,7 @@ from ..config import Settings, load_settings
 from ..errors import InputError
 from ..store import RunStore, checked_runs_dir
 from . import datasets, report
-from .methods import BASELINES, COURT_METHODS, is_baseline, shot_method, shot_split
+from .methods import BASELINES, COURT_METHODS, baseline_role, is_baseline, shot_method, shot_split
 from .runner import Plan, Reporter, Results, Runner, eval_id, mirror_question, selected_rows, settings_models
 
 
@@ -137,9 +137,11 @@ def plan(dataset: str, *, procedure: str | None = "decision", baselines: Sequenc
             raise InputError(f"--batch sends yes/no baselines; dataset {source.name} has labels {', '.join(source.labels)}")
         if not any(is_baseline(m) for m in methods):
             raise InputError("--batch sends the baselines as one batch; add --baseline single or majority")
-        for role in ("judge", "jury"):
-            if settings.model_for(role).backend != "anthropic":
-                raise InputError("--batch uses Anthropic's Message Batches API; use --backend anthropic")
+        from .batch import refusal
+
+        specs = [settings.model_for(baseline_role(m)) for m in methods if is_baseline(m)]  # the models batched
+        if why := refusal({s.backend for s in specs}, settings.openai.base_url, {s.model or "" for s in specs}):
+            raise InputError(why)
     mirrors = {item.id: mirror_question(item) for item in items} if mirror else {}
     arms = tuple(m for m in methods if m not in COURT_METHODS and not is_baseline(m))  # read from the court's trial
     return Plan(source, items, methods, procedure, seed, mirror, batch, workers, retry_failed, mirrors, fragility, arms)

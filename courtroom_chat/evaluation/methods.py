@@ -75,6 +75,11 @@ def kind(method: str) -> str:
     return (baseline_of(method) or (method, None))[0]
 
 
+def baseline_role(method: str) -> str:
+    """The role whose model a baseline asks: the judge's for ``single``, the jury's for ``majority``."""
+    return "judge" if kind(method) == "single" else "jury"
+
+
 @dataclass
 class Prediction:
     """What a method answered for one item, and what it cost."""
@@ -355,7 +360,7 @@ class Baselines:
     def spec(self, method: str) -> ModelSpec:
         """The model a baseline asks: the judge's for ``single``, the jury's for ``majority``
         (the same model whenever every role is on one)."""
-        return self.settings.model_for("judge" if kind(method) == "single" else "jury")
+        return self.settings.model_for(baseline_role(method))
 
     def request(self, method: str, case: Case, number: int, temperature: float | None, seed: int,
                 labels: Sequence[str] | None = None) -> ModelRequest:

@@ -161,7 +161,7 @@ async def test_the_throttle_holds_across_workers_trials_and_baselines(fixtures, 
     (dict(procedure="tribunal"), "unknown procedure 'tribunal'"),
     (dict(procedure="none", baselines=["none"]), "nothing to evaluate"),
     (dict(limit=0), "--limit must be 1 or more"),
-    (dict(batch=True), "--batch uses Anthropic's Message Batches API; use --backend anthropic"),
+    (dict(batch=True), "--batch sends the baselines through Anthropic's Message Batches API or OpenAI's Batch API; use --backend anthropic or --backend openai"),
     (dict(batch=True, baselines=["none"]), "--batch sends the baselines as one batch"),
     (dict(reuse=""), "--reuse is empty; give the id of an earlier evaluation"),  # was no --reuse at all
     # every trial's fragility check was "not run", reported at the end of the whole evaluation
