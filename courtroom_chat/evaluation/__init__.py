@@ -5,8 +5,8 @@
     print(ev.markdown)
 
 Modules: ``datasets`` (adapters and their registry), ``methods`` (court, single, majority,
-and ``prediction_from_record``), ``runner`` (units, resumable results), ``batch`` (Anthropic
-Message Batches), ``stats`` and ``report`` (the figures), ``plots``, ``harness`` (``evaluate``).
+and ``prediction_from_record``), ``runner`` (units, resumable results), ``batch`` (Anthropic's
+Message Batches, OpenAI's Batch API), ``stats`` and ``report`` (the figures), ``plots``, ``harness`` (``evaluate``).
 Names are imported lazily, so importing the package costs nothing.
 """
 

@@ -21,7 +21,8 @@ def eval_command(
     workers: int = typer.Option(1, "--workers", "-w", help="Items run concurrently."),
     backend: str | None = typer.Option(None, "--backend", "-b", help="Every role and baseline on one backend: local, scripted, anthropic[:model], ollama[:model], openai[:model]."),
     mirror: bool = typer.Option(False, "--mirror", help="Also ask each negated question, sides swapped, and report agreement."),
-    batch: bool = typer.Option(False, "--batch", help="Send the baselines through Anthropic's Message Batches API (half price)."),
+    batch: bool = typer.Option(False, "--batch", help="Send the baselines as one batch at half price: Anthropic's Message Batches API "
+                               "(--backend anthropic) or OpenAI's Batch API (--backend openai on OpenAI's own base URL)."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the items that failed last time."),
     fragility: bool = typer.Option(False, "--fragility", help="Each trial also decides again without its most-cited evidence; report the share that hold."),
     order_control: bool = typer.Option(False, "--order-control", help="Also run the court in the other order: with each juror's answers in its own seeded order (court-shuffled-order) when the court lists them in one order, as by default, else in one fixed order (court-fixed-order); compares yes-rate and accuracy."),
