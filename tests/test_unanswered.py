@@ -179,8 +179,15 @@ async def test_a_defense_obliged_to_file_and_jurors_who_read_both_sides_passages
     record = await Trial(case(), settings, store=None, backends={"scripted": Recording(script=none_filed)}).run()
     defense = [r for r in requests if r.role == "defense"]
     assert list(defense[0].schema["properties"])[0] == "exhibits" and defense[0].schema["properties"]["exhibits"]["minItems"] == 1
-    assert any("you filed no exhibit" in correction for _, correction in defense[-1].repairs)
+    assert any("you filed no exhibit of your own" in correction for _, correction in defense[-1].repairs)
     juror = next(r for r in requests if r.role == "juror")
     assert juror.prompt.startswith("PASSAGES:") and f'1. "{APPROVED}"' in juror.prompt
     assert "prosecution" not in juror.prompt.split("\n\n")[0].lower()
     assert record.status == "complete"
+
+    requests.clear()
+    echoed = script("The jury merges.")
+    echoed["defense"]["exhibits"] = [{"source_quote": APPROVED, "shows": "the approvals do not settle the licence"}]
+    await Trial(case(), settings, store=None, backends={"scripted": Recording(script=echoed)}).run()
+    again = [r for r in requests if r.role == "defense"][-1].repairs
+    assert any("you filed no exhibit of your own (only passages the prosecution filed)" in c for _, c in again)
