@@ -160,34 +160,3 @@ async def test_the_exhibit_list_and_the_evidence_figure_read_a_refutation_the_sa
     assert "Exhibit 1: ✅ verified · refuted by the defense" in shown and "it stands" not in shown
     evidence = next(c for c in backed.outcome.confidences if c.kind == "evidence")
     assert evidence.basis.startswith("verified and unrefuted exhibits: 0 for acting, 1 against")
-
-
-async def test_a_defense_obliged_to_file_and_jurors_who_read_both_sides_passages():
-    """The mixed-evidence bench's variant (off by default): the defense's schema asks for its
-    passages first and at least one, a defense that files none is asked again, and plain jurors
-    read the two sides' verified passages, with no side named, before the single call's question."""
-    settings = SETTINGS.with_params("decision", {"defense_must_file": True, "jury_reads": "both"})
-    none_filed = script("The jury merges.")
-    none_filed["defense"]["exhibits"] = []
-    requests = []
-
-    class Recording(ScriptedBackend):
-        async def complete(self, request, on_text=None):
-            requests.append(request)
-            return await super().complete(request, on_text)
-
-    record = await Trial(case(), settings, store=None, backends={"scripted": Recording(script=none_filed)}).run()
-    defense = [r for r in requests if r.role == "defense"]
-    assert list(defense[0].schema["properties"])[0] == "exhibits" and defense[0].schema["properties"]["exhibits"]["minItems"] == 1
-    assert any("you filed no exhibit of your own" in correction for _, correction in defense[-1].repairs)
-    juror = next(r for r in requests if r.role == "juror")
-    assert juror.prompt.startswith("PASSAGES:") and f'1. "{APPROVED}"' in juror.prompt
-    assert "prosecution" not in juror.prompt.split("\n\n")[0].lower()
-    assert record.status == "complete"
-
-    requests.clear()
-    echoed = script("The jury merges.")
-    echoed["defense"]["exhibits"] = [{"source_quote": APPROVED, "shows": "the approvals do not settle the licence"}]
-    await Trial(case(), settings, store=None, backends={"scripted": Recording(script=echoed)}).run()
-    again = [r for r in requests if r.role == "defense"][-1].repairs
-    assert any("you filed no exhibit of your own (only passages the prosecution filed)" in c for _, c in again)

@@ -270,17 +270,10 @@ class DecisionCourt(Briefs, Procedure):
         first = len(prosecution.exhibits) + 1
         room = court.params.max_exhibits if self.quotable(court) else 0
         choices = self.advocate_quotes(court) if grammar else []
-        # Obliged to file, the defense writes its passages first, so its argument follows from them,
-        # and files passages of its own: offered the prosecution's too, the 1.5B quoted those back
-        # (all three, in 3 of the first 4 mixed cases), which count for neither side.
-        must_file = court.params.defense_must_file and bool(room)
-        filed = {normalise_text(e.source_quote) for e in prosecution.exhibits}
-        if must_file:
-            choices = [c for c in choices if normalise_text(c) not in filed] or choices
         schema = refine_schema(DefenseReply, {
             "counter_argument": {"pattern": f"^{opening} because {text}{{20,800}}$"}
             if grammar and opening else prose(20, 1100),
-            "exhibits": {"minItems": 1 if must_file else None, "maxItems": room},
+            "exhibits": {"maxItems": room},
             "DefenseExhibitReply.source_quote": {"enum": choices},
             "DefenseExhibitReply.shows": prose(5, 500),
             "exhibit_challenges": {"minItems": len(numbers), "maxItems": len(numbers)},
@@ -295,17 +288,9 @@ class DecisionCourt(Briefs, Procedure):
             "alternative": prose(5, 500),
         })
 
-        if must_file:
-            schema["properties"] = {"exhibits": schema["properties"]["exhibits"],
-                                    **{k: v for k, v in schema["properties"].items() if k != "exhibits"}}
-
         def check(reply: DefenseReply) -> list[Any]:
             quotes = [e.source_quote for e in reply.exhibits]
-            own = [q for q in quotes if normalise_text(q) not in filed]
-            missing = [] if own or not must_file else [Problem("defense_exhibits", (
-                "you filed no exhibit of your own" + (" (only passages the prosecution filed)" if quotes else "")
-                + ": quote at least one other passage of the evidence, the strongest against acting"))]
-            return (missing + defense_problems(reply, admitted, prosecution.motion, core)
+            return (defense_problems(reply, admitted, prosecution.motion, core)
                     + quote_problems(quotes, index, first=first, flagged=court.flagged))
 
         async with court.stage("defense", "Defense", [(agent, prompt)]) as stage:
@@ -731,7 +716,7 @@ class DecisionCourt(Briefs, Procedure):
                                                                      if c.exhibit != target]})
         shadow = court.shadow("fragility")
         quote = next(e.source_quote for e in admitted if e.number == target)
-        if court.params.jury_reads != "exhibits":
+        if court.params.jury_reads == "evidence":
             # Jurors who read the evidence itself would still read the exhibit there: the
             # second court reads the evidence with that passage withheld.
             if not shadow.withhold(quote, f"[passage withheld: exhibit {target}]"):

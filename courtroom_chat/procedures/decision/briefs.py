@@ -151,8 +151,7 @@ class Briefs:
                            harm_analysis=prosecution.harm_analysis, exhibits=exhibits_text(admitted or []))
 
     def defense_prompt(self, court: Court, prosecution_text: str, motion: Motion) -> str:
-        template = "defense_must_file" if court.params.defense_must_file else "defense_exhibits"
-        rules = (self.render(template, max_exhibits=court.params.max_exhibits) if self.quotable(court)
+        rules = (self.render("defense_exhibits", max_exhibits=court.params.max_exhibits) if self.quotable(court)
                  else '- "exhibits": [] (no evidence was attached, so there is nothing to quote).')
         return self.officer(court, self.render("defense", prosecution=prosecution_text,
                                                refusal=vote_phrases(motion)["do not act"], defense_exhibits=rules))
@@ -176,9 +175,8 @@ class Briefs:
                      labels: list[str] | None = None) -> str:
         p = court.params
         if plainly(p):  # the baseline's own prompt, the two answers in this juror's order
-            asked = plain_call.prompt([PLAIN_ANSWER[label] for label in labels or p.vote_labels()],
-                                      plain_call.meanings(court.case.question) if p.spell_answers else None)
-            return f"{record}\n\n{asked}" if p.jury_reads == "both" else asked
+            return plain_call.prompt([PLAIN_ANSWER[label] for label in labels or p.vote_labels()],
+                                     plain_call.meanings(court.case.question) if p.spell_answers else None)
         phrases, votes = vote_phrases(motion), juror_votes(motion, p.jury_asks)
         meaning = {label: LABEL_MEANINGS[label] if votes[label] == phrases[label] else
                    f'{phrases[label]}, {LABEL_MEANINGS[label]}' for label in VOTE_LABELS}
@@ -202,11 +200,6 @@ class Briefs:
         With ``jury_reads = "evidence"``: the motion alone, no exhibit list."""
         if court.params.jury_reads == "evidence":
             return f"THE MOTION: {vote_phrases(motion)['act']}"
-        if court.params.jury_reads == "both":  # a plain juror: the passages, no motion (its question is the case's)
-            listed = ("[the verified exhibits of both sides, numbered, with no side named]" if exhibits is None else
-                      "\n".join(f'{e.number}. "{e.source_quote}"' for e in exhibits)
-                      or "(none: no passage was quoted and verified)")
-            return self.render("jury_passages", exhibits=listed)
         if exhibits is None:  # dry run
             return self.render("jury_record", motion=vote_phrases(motion)["act"],
                                exhibits="[the verified exhibits of both sides, numbered, with no side named]")

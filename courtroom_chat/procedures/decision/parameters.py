@@ -71,12 +71,10 @@ class Parameters(BaseModel):
         "five cautious by description, kept to measure how far they tilt a verdict")
     abstain: bool = Field(True, description="A juror may abstain when the evidence cannot decide it (off: every "
                                             "juror votes one way)")
-    jury_reads: Literal["exhibits", "evidence", "both"] = Field(
-        "evidence", description="What each juror reads: the evidence alone (as a single call reads it); the verified "
-        "exhibits of both sides as one numbered list (jurors asked in the motion's words); or both: a plain juror "
-        "reads the evidence and, before its question, the passages the two sides filed")
-    defense_must_file: bool = Field(False, description="The defense files at least one passage against acting, "
-                                    "before its argument (off: it may file none)")
+    jury_reads: Literal["exhibits", "evidence"] = Field("evidence", description="What each juror reads besides the "
+                                                         "evidence: nothing more (the evidence and the motion, as a "
+                                                         "single call reads them; measured better on whole trials), or "
+                                                         "the verified exhibits of both sides as one numbered list")
     juror_system: Literal["court", "juror"] = Field("court", description="The system prompt jurors read: the "
                                                     "court's, shared by every role (it names a prosecutor who argues "
                                                     "YES and a defense who argues NO), or a juror's own that names "
@@ -151,10 +149,7 @@ class Parameters(BaseModel):
             raise ValueError(f"jury_threshold ({self.jury_threshold}) is larger than jury_size ({self.jury_size})")
         if self.juror_temperature_min > self.juror_temperature_max:
             raise ValueError("juror_temperature_min is larger than juror_temperature_max")
-        if self.jury_reads == "both" and self.jury_asks != "plain":
-            raise ValueError('jury_reads = "both" needs jury_asks = "plain" (the default): jurors asked in the '
-                             'motion\'s words read the exhibits with jury_reads = "exhibits"')
-        if self.jury_asks == "plain" and self.jury_reads == "exhibits":
+        if self.jury_asks == "plain" and self.jury_reads != "evidence":
             raise ValueError('jury_reads = "exhibits" needs jury_asks = "motion" or "question": a plain juror '
                              '(jury_asks = "plain", the default) reads the evidence alone, as a single call does')
         if self.ask_direct and self.jury_asks != "plain":
