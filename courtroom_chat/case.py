@@ -345,12 +345,14 @@ def expand_paths(entries: list[str], base: Path, limits: Limits | None = None) -
             raise _irregular(entry)
         else:
             raise CaseError(f"evidence file not found: {entry} (looked in {target.parent})")
-    if len(found) > limits.max_files:
-        raise CaseError(
-            f"{len(found)} evidence files is over the limit of {limits.max_files}; "
-            "narrow the paths or raise [limits] max_files in config.toml"
-        )
+    _at_most(len(found), limits, "files", "the paths")
     return found
+
+
+def _at_most(count: int, limits: Limits, what: str, narrow: str) -> None:
+    if count > limits.max_files:
+        raise CaseError(f"{count} evidence {what} is over the limit of {limits.max_files}; "
+                        f"narrow {narrow} or raise [limits] max_files in config.toml")
 
 
 def load_documents(entries: list[str], base: Path, limits: Limits | None = None) -> list[Document]:
@@ -398,10 +400,8 @@ def context_documents(raw: Any, base: Path, limits: Limits | None = None, *, tex
         paths = []
         documents.append(entry)
     documents += load_documents(paths, base, limits)
-    most = (limits or Limits()).max_files
-    if len(documents) > most:  # each folder or glob is checked as it expands; the case as a whole here
-        raise CaseError(f"{len(documents)} evidence documents is over the limit of {most}; "
-                        "narrow the context or raise [limits] max_files in config.toml")
+    # the paths are checked as they expand; the case as a whole, documents written in place too, here
+    _at_most(len(documents), limits or Limits(), "documents", "the context")
     return documents
 
 

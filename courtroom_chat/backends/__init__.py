@@ -114,7 +114,7 @@ class BackendPool:
         self.replies = replies  # an earlier trial's replies, handed back for the same requests
         # the [throttle] every request through this pool keeps, each backend bounded by its profile
         self.pacer = pacer or Pacer(settings.throttle, lambda name: profile(name).bound(settings),
-                                    lambda name: profile(name).spacing(settings))
+                                    lambda name: profile(name).spacing())
         self._given = dict(given or {})
         self._opened: dict[str, Backend] = {}
 

@@ -38,20 +38,15 @@ class BackendProfile:
         return self.context_window
 
     def bound(self, settings: Settings) -> int:
-        """Model requests at once to this backend: ``[throttle] max_concurrency`` when set, else
-        the backend's own: the embedded model decodes ``[local] parallel`` requests at a time
-        (more would only queue inside it), an API server takes a five-juror jury at once
-        (a batching server then serves it at about the cost of one call)."""
-        if settings.throttle.max_concurrency is not None:
-            return settings.throttle.max_concurrency
-        if self.concurrency is None:
-            return settings.local.parallel
-        return self.concurrency
+        """Model requests at once this backend takes (0: no limit) when ``[throttle]
+        max_concurrency`` does not set one: the embedded model decodes ``[local] parallel``
+        requests at a time (more would only queue inside it), an API server takes a five-juror
+        jury at once (a batching server then serves it at about the cost of one call)."""
+        return settings.local.parallel if self.concurrency is None else self.concurrency
 
-    def spacing(self, settings: Settings) -> float:
-        """Seconds between the starts of two requests to this backend."""
-        delay = settings.throttle.delay_ms
-        return (self.spacing_ms if delay is None else delay) / 1000
+    def spacing(self) -> float:
+        """Seconds between the starts of two requests when ``[throttle] delay_ms`` does not set them."""
+        return self.spacing_ms / 1000
 
 
 PROFILES: dict[str, BackendProfile] = {

@@ -7,6 +7,7 @@ the run is alive without a line a second. The events feed it; a thread draws it.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -66,13 +67,7 @@ class Heartbeat:
         text = self.line()
         with self.lock:
             if self.live:
-                width = 200
-                try:
-                    import shutil
-
-                    width = shutil.get_terminal_size((200, 20)).columns - 1
-                except OSError:
-                    pass
+                width = shutil.get_terminal_size((200, 20)).columns - 1
                 self.stream.write("\r\x1b[K" + text[:width])
                 self.shown = True
             else:
